@@ -387,3 +387,25 @@ def test_a_hostfile_saved_with_a_byte_order_mark_is_told_so(tmp_path, capsys):
     assert hf.read_bytes() == b"gpu1 slots=8\r\ngpu2 slots=8\r\n"
     rc, out, err = _run(capsys, "plan", "--hosts", str(hf), "torchrun", "--nnodes", "2", "--nproc-per-node", "8", "t.py")
     assert rc == 0 and "gpu1" in out and "gpu2" in out
+
+
+def test_plan_of_a_script_with_windows_line_endings_says_so(tmp_path, capsys):
+    """A launch script saved by a Windows editor (CRLF): bash keeps each \\r in the line's last word, and plan read it
+    so (faithfully) and refused `--master_port\\r` with no word about why. The plan, and the refusal's line on
+    stderr, now name the line endings and the command that converts them; an LF script has no such note."""
+    import json
+
+    body = ("#!/bin/bash\nNNODES=$1\nNODE_RANK=$2\npython -m torch.distributed.launch --nproc_per_node 8 "
+            "--nnodes $NNODES --node_rank $NODE_RANK --master_addr 10.0.0.1 --master_port\n 6000 train.py\n")
+    script = tmp_path / "train.sh"
+    script.write_bytes(body.replace("\n", "\r\n").encode())
+    rc, out, err = _run(capsys, "plan", str(script), "2", "0")
+    note = ("the script has Windows line endings (CRLF): bash reads each line's \\r as part of its last word "
+            "('--nnodes 2\\r'); convert it: sed -i 's/\\r$//' %s (or dos2unix)" % script)
+    assert rc == 2 and "note           " + note in out
+    assert err.startswith("gpudoctor: error: line 4: ") and err.endswith(" (%s)\n" % note)
+    rc, out, _ = _run(capsys, "plan", "--json", str(script), "2", "0")
+    assert note in json.loads(out)["notes"]
+    script.write_text(body.replace("--master_port\n 6000", "--master_port 6000"))
+    rc, out, err = _run(capsys, "plan", str(script), "2", "0")
+    assert rc == 0 and "Windows line endings" not in out + err

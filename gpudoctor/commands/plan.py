@@ -45,7 +45,11 @@ def run(args):
             raise InputError(res.allocation["refused"])
         refused = [la for la in res.launches if la.refused]
         if refused:
-            raise InputError("line %d: %s" % (refused[0].line, refused[0].refused))
+            from gpudoctor.launch.script import WINDOWS_ENDINGS
+
+            crlf = [n for n in res.notes if n.startswith(WINDOWS_ENDINGS)]
+            raise InputError("line %d: %s%s" % (refused[0].line, refused[0].refused, " (%s)" % crlf[0] if crlf
+                                                else ""))
         return 0
     launch = launch_line(args)
     if launch is None and args.accelerate_config is None and not args.deepspeed_config:

@@ -2258,8 +2258,19 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
                 if la.plan is not None:
                     la.plan.script_findings = list(la.findings)
     r.result.variables = {k: r.shown(v if isinstance(v, str) else " ".join(v)) for k, v in r.vars.items()}
+    crlf = text.count("\r\n")
+    if crlf and crlf >= text.count("\n") // 2:
+        # a script saved by a Windows editor: bash keeps each line's \r as part of its last word, as read above
+        # (`--master_port\r`, `$'\r': command not found`); the plan says why and how to convert it (userwalk22)
+        from gpudoctor.fixline import sh
+
+        r.result.notes.append(WINDOWS_ENDINGS + ": bash reads each line's \\r as part of its last word "
+                              "('--nnodes 2\\r'); convert it: sed -i 's/\\r$//' %s (or dos2unix)" % sh(path))
     _redact(r.result, r.secrets)
     return r.result
+
+
+WINDOWS_ENDINGS = "the script has Windows line endings (CRLF)"
 
 
 def _bash_syntax_error(text):
