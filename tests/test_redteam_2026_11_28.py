@@ -240,3 +240,38 @@ def test_the_crlf_fix_names_the_file_as_an_operand_never_an_option(name):
     for x in fixes:
         assert not re.search(r"(?:dos2unix|'s/\\r\$//'|file|-A) -", x), x
         assert "./" + name in x
+
+
+def test_same_hashes_regular_files_only_and_never_waits_on_a_fifo(tmp_path):
+    # 38.: the collector's --same hash (cluster.files) opened every file of the folder with open(): a FIFO someone
+    # with write access to a shared folder plants there blocked the node's collector until its deadline (the node
+    # reported 'timeout'), a link to /dev/zero read until then, and a link to a device opened it (as root: an open
+    # that acts, /dev/watchdog). Each file is now resolved with O_PATH and read only if it is a regular file; another
+    # kind is hashed as its kind, so the folders still compare.
+    import threading
+
+    from gpudoctor.collector import Context
+    from gpudoctor.collector.cluster import files
+
+    d = tmp_path / "proj"
+    d.mkdir()
+    (d / "a.txt").write_text("hi\n")
+    os.mkfifo(str(d / "fifo"))
+    os.symlink("/dev/null", str(d / "dev"))
+    lone = tmp_path / "lone.fifo"
+    os.mkfifo(str(lone))
+    got = []
+    t = threading.Thread(target=lambda: got.append(files(Context(options={"same_files": [str(d), str(lone)]}))),
+                         daemon=True)
+    t.start()
+    t.join(30)
+    if t.is_alive():  # (unblock the reader, so the failing run leaves no thread behind)
+        for fifo in (d / "fifo", lone):
+            try:
+                os.close(os.open(str(fifo), os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        pytest.fail("the --same hash still waited on a FIFO after 30 s")
+    out = got[0]["files"]
+    assert out[str(d)]["kind"] == "dir" and len(out[str(d)]["sha256"]) == 64
+    assert "regular file" in out[str(lone)]["error"]
