@@ -30,7 +30,10 @@ _PREFIXES = [
     # pdsh/deepspeed 'worker-0: ', '10.0.0.1: ': a [\w.-] name holding a digit, no '.' to start nor '..' before
     # its first digit. Written without nested repeats that overlap (the former (?:[\w-]+\.)*[\w-]*\d[\w.-]*
     # took each split of 'libnccl.so.2.libnccl.so.2...' in turn when no ':' came: 1 MiB of it 171 s of CPU,
-    # red team 2026-11-26d); the same names: the run before the first digit, then the digit and the rest
+    # red team 2026-11-26d); the same names: the run before the first digit, then the digit and the rest. Not an
+    # exception's qualified class (noans22): 'urllib3.exceptions.NameResolutionError: ...' is the exception line of a
+    # package whose name holds a digit (CPython's format_exception_only), not a host's output
+    r"(?![\w.-]{0,200}(?:Error|Exception|Warning|Failure|Interrupt|Exit):)"
     r"(?:(?:[^\W\d]|-)+(?:\.(?:[^\W\d]|-)+)*\.?)?\d[\w.-]*:(?=\s)",
 ]
 PREFIX = re.compile(r"^\s*(?:%s)\s*" % "|".join("(?:%s)" % p for p in _PREFIXES))
