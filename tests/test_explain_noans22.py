@@ -185,3 +185,40 @@ def test_plain_words(text, site):
 def test_nccl_own_forms_still_read(line, kb):
     r = _res(line + "\n", kb)
     assert r["findings"] and r["findings"][0]["id"].startswith("nccl."), (line, r["findings"][:1])
+
+
+# ------------------------------------- an exception of a package named with a digit; an HTTP client's ConnectionError
+
+def test_an_exception_line_of_a_digit_named_package_is_no_host_prefix():
+    from gpudoctor.explain.text import strip_prefix
+
+    # CPython's format_exception_only line of urllib3 (P32's text): was cut as pdsh's 'host: ' prefix, so the
+    # traceback it ends was not read
+    line = "urllib3.exceptions.NameResolutionError: HTTPSConnection(host='x.example', port=443): Failed to resolve"
+    assert strip_prefix(line) == (line, False)
+    assert strip_prefix("worker-0: RuntimeError: boom") == ("RuntimeError: boom", True)  # pdsh / deepspeed's host
+    assert strip_prefix("gpu-node3: hello")[1]
+
+
+@pytest.mark.parametrize("exc, foreign", [
+    ("requests.exceptions.ConnectionError", True), ("aiohttp.client_exceptions.ClientConnectorError", True),
+    ("ConnectionError", False), ("ConnectionRefusedError", False), ("torch.distributed.DistNetworkError", False),
+    ("builtins.ConnectionResetError", False)])
+def test_foreign_class(exc, foreign):
+    from gpudoctor.explain.analyze import _foreign_class
+
+    assert _foreign_class(exc) is foreign
+
+
+def test_a_download_host_name_resolution_is_not_the_rendezvous(kb):
+    # P32: tiktoken's download on a node without DNS (socket.gaierror -> urllib3 -> requests.exceptions.ConnectionError);
+    # it was rendezvous.hostname, root_cause
+    r = _res(seen_text("p32-tiktoken_offline_node_no_cache"), kb)
+    f = r["findings"][0]
+    assert not f["id"].startswith("rendezvous.") and r["verdict"] != "root_cause"
+
+
+def test_the_store_name_resolution_stays_the_rendezvous(kb):
+    # P2 (planted here): MASTER_ADDR that does not resolve, torch's own store traceback
+    r = _res(seen_text("p2-master_addr_unresolvable"), kb)
+    assert r["findings"][0]["id"] == "rendezvous.hostname"

@@ -791,6 +791,15 @@ _EXC_FAMILY = [
 ]
 
 
+def _foreign_class(exc):
+    """Whether an exception's name is another package's class of that name: CPython prints a builtin exception
+    unqualified ('ConnectionRefusedError: ...') and any other with its module (Lib/traceback.py
+    format_exception_only: the module unless it is 'builtins' or '__main__'), so 'requests.exceptions.ConnectionError'
+    is the HTTP client's, not the OS's connection error torch's store raises; torch's own classes stay torch's."""
+    mod = exc.rpartition(".")[0]
+    return bool(mod) and mod.split(".", 1)[0] not in ("torch", "builtins", "__main__")
+
+
 # the torch.distributed module whose frame is innermost -> a family (torch/distributed/...)
 _TORCHDIST = {
     "elastic/rendezvous": "rendezvous.connect", "rendezvous": "rendezvous.connect",
@@ -888,6 +897,8 @@ def _structural(scan, kb):
             frames = [x for x in frames if start < x[0] < hit.line]
     exc = hit.groups.get("exc") or ""
     for words, eid in _EXC_FAMILY:
+        if eid == "rendezvous.connect" and _foreign_class(exc):
+            continue  # (noans22) an HTTP client's ConnectionError (requests.exceptions) is no store connection
         if any(w.lower() in exc.lower() for w in words) and eid in by:
             return _structural_finding(by[eid], hit, "the exception type %s" % exc, scan)
     if frames:

@@ -12,7 +12,7 @@ import re
 from gpudoctor.explain import cfgvalue, errordocs, excmeaning, libwhere, oserror, provenance, pytb, trailers, upgrade
 from gpudoctor.fixline import operand, sh
 from gpudoctor.explain.text import clip as _clip, severity
-from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _structural_finding
+from gpudoctor.explain.analyze import _ECHO_EXC, _EXC_FAMILY, _TORCHDIST, _foreign_class, _structural_finding
 
 
 # exception types of Python itself that a program's own code or data raises (Doc/library/exceptions.rst):
@@ -323,6 +323,8 @@ def _traceback_finding(scan, kb, tb):
                                                                                  pytb.distribution(pkg))))
     for t in [tb] + chain if f is None else ():
         for words, eid in _EXC_FAMILY:
+            if eid == "rendezvous.connect" and _foreign_class(t["exc"]):
+                continue  # (noans22) an HTTP client's ConnectionError (requests.exceptions) is no store connection
             if any(w.lower() in t["exc"].lower() for w in words) and eid in by:
                 f = _structural_finding(by[eid], hit, "the exception type %s" % t["exc"], scan)
                 break
