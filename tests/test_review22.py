@@ -112,3 +112,15 @@ def test_the_arguments_after_a_run_time_shift_are_unknown_not_empty(tmp_path, br
     real, plan = _both(tmp_path, 'set -- $A 3\n%s $# z' % LAUNCH)
     assert real == [["1", "z"]]
     assert MARK in plan[0][0] and plan[0][1:] == ["z"], plan
+
+
+# `exec torchrun ...` replaces the shell (bash(1) exec): bash runs nothing after it, but the plan also read the launch
+# lines after it (fuzz round 2: `if test "$1" = a; then exec torchrun ...; fi` then another torchrun). An exec that
+# surely runs ends the plan's reading; one in a branch decided at run time, a subshell or a pipeline does not
+@pytest.mark.parametrize("first,ends", [("exec %s x", True), ('A=1\n[ "$A" = 1 ] && exec %s x', True),
+                                        ("( exec %s x )", False),
+                                        ("exec >/dev/null 2>&1\n%s x", False)])
+def test_a_launch_line_after_exec_never_runs(tmp_path, first, ends):
+    real, plan = _both(tmp_path, "%s\n%s y" % (first % LAUNCH, LAUNCH))
+    assert real[0] == ["x"] and len(real) == (1 if ends else 2), real
+    assert plan == real, plan

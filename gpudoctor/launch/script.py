@@ -94,6 +94,10 @@ UNDECIDED = "undecided"  # a guard (&&, ||) whose test is decided only at run ti
 CLOSERS = {"fi", "done", "esac"}
 
 
+class _ScriptEnd(Exception):
+    """An `exit` or `exec CMD` that surely runs: the shell reading the text stops (Reader.run_text)."""
+
+
 class Fields(list):
     """Words an expansion already split as bash does (the default word of an unquoted ${X:-'a b'})."""
 
@@ -500,6 +504,8 @@ class Reader:
         self.piped = False  # the command read last ended with `|`: the next one is a pipeline's element too
         self.unknowns = []
         self.positional = list(args)
+        self.texts = 0  # texts being read inside one another (run_text): the script's own is the first
+        self.alone = False  # reading a function never called, on its own (read_script)
         self.args_unknown = None  # why the arguments are known only at run time (a shift / set -- in a branch)
         self.stdin = None  # the heredoc fed to the command being read: {"delim", "quoted", "body", "line"}
         self.out = None  # its output redirection: (">" or ">>", the target word as written)
@@ -1116,6 +1122,28 @@ class Reader:
 
     # -------------------------------------------------------------- commands
     def run_text(self, text, inner=False, base=0):
+        """Read a text as one shell reads it; an `exec CMD` that surely runs ends the script's own (_ScriptEnd)."""
+        self.texts += 1
+        try:
+            self._run_text(text, inner, base)
+        except _ScriptEnd:
+            pass
+        finally:
+            self.texts -= 1
+
+    def _ends_script(self, words, t):
+        """Whether the command about to run is `exec CMD` (not exec's redirections alone) that ends the script for
+        sure: in the script's own text (no function, sourced file or task's shell), not in a branch decided at run
+        time or skipped, not in a subshell or pipeline element. (`exit` is not followed: a usage check
+        `[ -z "$1" ] && exit 1` would end the plan of a script read without its arguments.)"""
+        rest = list(words)
+        while rest and rest[0] in ("then", "do", "else", "{", "!"):
+            rest.pop(0)
+        if len(rest) < 2 or rest[0] != "exec" or self.texts != 1 or self.depth or self.alone:
+            return False
+        return not (self.cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens))
+
+    def _run_text(self, text, inner=False, base=0):
         for lineno, logical, docs, unclosed in _logical_lines_q(text):
             self.line = base + lineno if not inner else self.line
             if unclosed is not None:
@@ -1220,7 +1248,14 @@ class Reader:
             try:
                 self.stdin = stdin if cmd and stdin is not None else None
                 self.out = (out[0], cmd[out[1]]) if out and out[1] < len(cmd) and cmd[out[1]] else None
+                ends = self._ends_script(words, t)
                 self.command(words)
+                if ends:
+                    # bash runs nothing after `exec CMD` (bash(1) SHELL BUILTIN COMMANDS: "replaces the shell"): a
+                    # launch line after one is never started
+                    self.result.notes.append("line %d: exec ends the script here (bash runs nothing after it): the "
+                                             "lines after it are not read" % self.line)
+                    raise _ScriptEnd()
             finally:
                 self.stdin = self.out = None
                 if before is not None:
@@ -2239,6 +2274,7 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
             before = len(r.result.launches)
             r.positional = []
             r.frames = []
+            r.alone = True
             r.feed(list(body))
             if len(r.result.launches) > before:
                 r.result.notes.append("function %s is not called with known arguments: read once, its $1.. "
