@@ -258,3 +258,53 @@ def test_a_count_of_tokens_is_no_secret_but_a_token_still_is(tmp_path):
     want[real.index("--api") + 1] = "$API_TOKENS"
     assert la.argv == want
     assert "12345678" not in la.shown and "tok_abcdefgh" not in la.shown
+
+
+# modelscope/ms-swift examples/train/multi-node/accelerate/train_node1.sh lines 1-5, and the config it names
+# (examples/train/multi-node/accelerate/multi_node.yaml, relative to the repository's root)
+# https://github.com/modelscope/ms-swift/blob/3602360a562313afbf2ef6065fdf61f271a2c5b9/examples/train/multi-node/accelerate/train_node1.sh
+SWIFT_NODE1 = '''CUDA_VISIBLE_DEVICES=0,1,2,3 \\
+accelerate launch --config_file ./examples/train/multi-node/accelerate/multi_node.yaml --machine_rank 0 \\
+    swift/cli/sft.py \\
+    --model Qwen/Qwen2.5-7B-Instruct \\
+    --tuner_type lora
+'''
+SWIFT_YAML = '''compute_environment: LOCAL_MACHINE
+deepspeed_config:
+    deepspeed_multinode_launcher: standard
+    gradient_accumulation_steps: 16
+    offload_optimizer_device: none
+    offload_param_device: none
+    zero3_init_flag: false
+    zero_stage: 3
+distributed_type: DEEPSPEED
+main_process_ip: 'xxx.xxx.xxx.xxx'
+main_process_port: 29500
+main_training_function: main
+mixed_precision: bf16
+num_machines: 2
+num_processes: 8  # world size
+rdzv_backend: static
+use_cpu: false
+'''
+
+
+@pytest.mark.parametrize("config_here", [False, True])
+def test_an_accelerate_config_not_here_leaves_what_it_sets_unknown(tmp_path, monkeypatch, config_here):
+    # planned away from the repository's root, the config is absent: the plan said nnodes 1, master
+    # 127.0.0.1, precision no (accelerate's defaults without a config), where the config says 2 machines
+    p = write(tmp_path, "train_node1.sh", SWIFT_NODE1)
+    monkeypatch.chdir(tmp_path)
+    if config_here:
+        cfg = tmp_path / "examples/train/multi-node/accelerate/multi_node.yaml"
+        cfg.parent.mkdir(parents=True)
+        cfg.write_text(SWIFT_YAML)
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p)
+    assert la.argv == ["CUDA_VISIBLE_DEVICES=0,1,2,3"] + real
+    plan = la.plan
+    if config_here:
+        assert (plan.nnodes_max, plan.world_size(), plan.precision) == (2, 8, "bf16")
+    else:
+        assert (plan.nnodes_max, plan.world_size(), plan.master_addr, plan.precision) == (None, None, None, None)
+        assert plan.script == "swift/cli/sft.py" and plan.script_args[:2] == ["--model", "Qwen/Qwen2.5-7B-Instruct"]

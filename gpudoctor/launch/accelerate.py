@@ -149,6 +149,7 @@ def read(plan, argv, environ, config_path=None):
     if a.multi_gpu and a.num_processes is not None and a.num_processes < 2:
         refuse("accelerate", "You need to use at least 2 processes to use `--multi_gpu`.")
     path = a.config_file or config_path
+    absent = False  # a config named but not on this machine: what it sets is unknown here
     if path is None:
         dflt = default_config_file(environ)  # accelerate 1.15 reads no variable naming the file itself
         if os.path.isfile(dflt) and not a.cpu:
@@ -166,7 +167,7 @@ def read(plan, argv, environ, config_path=None):
         plan.note("accelerate config %s is not on this machine: planned from the line's flags alone (accelerate "
                   "refuses to start where the file does not exist: 'The passed configuration file ... does not "
                   "exist.')" % path)
-        path = None
+        path, absent = None, True
     flagged = bool(a.multi_gpu or a.tpu or a.use_deepspeed or a.use_fsdp or a.use_megatron_lm
                    or getattr(a, "tpu_use_cluster", False))
     doc = load_config(os.path.expanduser(path), plan, flagged) if path else None
@@ -196,6 +197,12 @@ def read(plan, argv, environ, config_path=None):
             a.mixed_precision = doc.get("mixed_precision") or "no"
         if a.num_processes == -1:
             refuse("accelerate", "You need to manually pass in `--num_processes` using this config yaml.")
+    elif absent:
+        # the config would give num_machines, num_processes, main_process_ip/port, mixed_precision
+        # (ms-swift's examples/train/multi-node/accelerate/train_node1.sh names multi_node.yaml, relative to
+        # the repository's root): only the line's flags are known; one machine was planned, said as fact
+        if a.num_processes is None and not a.cpu:
+            plan.note("the config (not here) or this machine's GPU count gives the number of processes")
     else:
         if a.num_machines is None:
             a.num_machines = 1
@@ -203,11 +210,11 @@ def read(plan, argv, environ, config_path=None):
             a.mixed_precision = "no"
         if a.num_processes is None and not a.cpu:
             plan.note("no config and no --num_processes: accelerate uses this machine's GPU count")
-    mp = str(a.mixed_precision).lower()
-    if mp not in ("no", "fp16", "bf16", "fp8"):
+    mp = str(a.mixed_precision).lower() if a.mixed_precision is not None else None
+    if mp not in ("no", "fp16", "bf16", "fp8", None):
         refuse("accelerate", "mixed_precision %s is not one of no, fp16, bf16, fp8" % excerpt(a.mixed_precision, 20))
     plan.mixed_precision = plan.precision = mp
-    nm = a.num_machines if a.num_machines is not None else 1
+    nm = a.num_machines if a.num_machines is not None else (None if absent and not a.cpu else 1)
     npr = a.num_processes
     if a.cpu and getattr(a, "mpirun_hostfile", None) is None:
         # launch_command: --cpu goes to simple_launcher, which runs the script once
@@ -222,6 +229,15 @@ def read(plan, argv, environ, config_path=None):
         if nm:
             plan.nproc_per_node = npr // nm
     port = a.main_process_port
+    if nm is None:  # how many machines is the absent config's: the master and its port are too
+        plan.master_port = port if port not in (None, 0) else None
+        plan.rdzv_backend = a.rdzv_backend or "static"
+        if argv:
+            plan.script = ("-m " + a.training_script) if a.module else a.training_script
+            if not a.module and not a.no_python:
+                plan.add_file(a.training_script)
+            plan.script_args = list(a.training_script_args or [])
+        return plan
     if port == 0:
         port, plan.port_asked = None, 0
         plan.note("main_process_port 0: accelerate picks a free port on the main machine (one machine only: "
