@@ -409,3 +409,18 @@ def test_plan_of_a_script_with_windows_line_endings_says_so(tmp_path, capsys):
     script.write_text(body.replace("--master_port\n 6000", "--master_port 6000"))
     rc, out, err = _run(capsys, "plan", str(script), "2", "0")
     assert rc == 0 and "Windows line endings" not in out + err
+
+
+def test_deepspeed_without_a_hostfile_refuses_an_include_of_another_host(capsys):
+    """docs/launch.md's `deepspeed --hostfile hostfile --include jeff` example, run where there is no hostfile: the
+    plan ran it on this machine ('localhost slots ? procs ?'). DeepSpeed's runner.main makes the pool
+    {'localhost': N} and parse_resource_filter refuses any other host named ("Hostname 'jeff' not found in
+    hostfile"), and --include with --exclude, whatever N is (deepspeedai/DeepSpeed deepspeed/launcher/runner.py)."""
+    rc, out, err = _run(capsys, "plan", "--launch", "deepspeed --include jeff train.py")
+    assert rc == 2 and err == "gpudoctor: error: deepspeed would refuse this: Hostname 'jeff' not found in hostfile\n"
+    rc, _, err = _run(capsys, "plan", "--launch", "deepspeed --exclude jeff:1 train.py")
+    assert rc == 2 and "Hostname 'jeff' not found in hostfile" in err
+    rc, _, err = _run(capsys, "plan", "--launch", "deepspeed --include localhost --exclude localhost:1 train.py")
+    assert rc == 2 and "include_str and exclude_str are mutually exclusive." in err
+    rc, out, _ = _run(capsys, "plan", "--launch", "deepspeed --include localhost:0,1 train.py")
+    assert rc == 0 and "localhost            slots ?      procs 2" in out

@@ -85,6 +85,14 @@ def select(pool, include, exclude, num_nodes, num_gpus):
     # 0.19.8 parse_inclusion_exclusion: filter against what the machines have (0.19.6
     # seeded it from the include string, so `-i worker-0` selected nothing)
     if any(v is None for v in pool.values()):  # this machine, its GPU count read at launch
+        if include and exclude:
+            refuse("deepspeed", "include_str and exclude_str are mutually exclusive.")
+        for host in (_node_specs(include or exclude) if include or exclude else ()):
+            # parse_resource_filter checks each named host against the pool whatever the GPU count: with no
+            # hostfile the pool is {'localhost': N}, so `--include jeff` is refused there too (userwalk22: the plan
+            # ran it on localhost, 'procs ?')
+            if host not in pool:
+                refuse("deepspeed", "Hostname '%s' not found in hostfile" % host[:60])
         specs = _node_specs(include) if include else {}
         known = collections.OrderedDict((h, list(range(v)) if v is not None else
                                          (specs.get(h) or None)) for h, v in pool.items())
