@@ -124,3 +124,13 @@ def test_a_launch_line_after_exec_never_runs(tmp_path, first, ends):
     real, plan = _both(tmp_path, "%s\n%s y" % (first % LAUNCH, LAUNCH))
     assert real[0] == ["x"] and len(real) == (1 if ends else 2), real
     assert plan == real, plan
+
+
+# a `case` decided only at run time: a name first set in one of its branches is that value or unset (as _if_done
+# does for an if, and _guard_done for && / ||); the plan took the first branch's value (B unset: bash passes 3 1)
+def test_a_name_first_set_in_a_case_decided_at_run_time_is_unknown(tmp_path):
+    real, plan = _both(tmp_path, 'case "$B" in 1|2) B+=x ;; x*) cd /tmp ;; *) A=1 ;; esac\n%s ${B:-3} ${A:-4}' % LAUNCH)
+    assert real == [["3", "1"]]
+    assert len(plan[0]) == 2 and all(MARK in w for w in plan[0]), plan
+    real, plan = _both(tmp_path, 'X=a\ncase "$X" in a) N=1 ;; *) N=2 ;; esac\n%s $N' % LAUNCH)
+    assert plan == real == [["1"]]  # decided: the branch taken

@@ -1355,7 +1355,7 @@ class Reader:
                                                        "run time): %s, else unset" % (
                                                f["line"], excerpt(self.shown(text), 40)))
 
-    def _guard_done(self, f):
+    def _guard_done(self, f, where="the `&&` / `||` at line %d lets it run"):
         """After the command an undecided `&&` / `||` guarded: a variable it set for the first time
         is that value or unset, decided at run time (`[ -n "$X" ] && A=1`: bash without X leaves A
         unset; a name set before is already an unknown, in assign)."""
@@ -1364,9 +1364,8 @@ class Reader:
             v = self.vars[name]
             text = " ".join(v) if isinstance(v, list) else v
             if not whole.match(text):
-                self.vars[name] = self.unknown("$" + name, "set only where the `&&` / `||` at line %d lets it "
-                                                           "run (decided at run time): %s, else unset" % (
-                                                   f["line"], excerpt(self.shown(text), 40)))
+                self.vars[name] = self.unknown("$" + name, ("set only where " + where + " (decided at run time): %s, "
+                                                            "else unset") % (f["line"], excerpt(self.shown(text), 40)))
 
     def _case_branch(self, f):
         """A `pat|pat)` line of a case: this branch runs when the word matches (fnmatch, as
@@ -1431,7 +1430,8 @@ class Reader:
                 if any(f["kind"] == "loop" and not f.get("sim") for f in self.frames):
                     value = None  # `case $1` in a loop that is not followed sees every argument in turn
                 self.frames.append({"kind": "case", "cur": False, "any": False, "unk": value is None or MARK in value,
-                                    "value": value, "expect": True, "pats": None})
+                                    "value": value, "expect": True, "pats": None, "line": self.line,
+                                    "had": set(self.vars)})
                 words = []
             elif w in OPENERS:  # while, until, for, select: run zero or more times
                 cur = False if parent_skips else None
@@ -1472,6 +1472,8 @@ class Reader:
                         del self.frames[k:]
                         if want == "if":
                             self._if_done(f)
+                        elif want == "case" and f["unk"] and not self.skipping:
+                            self._guard_done(f, "the `case` at line %d takes that branch")
                         if f.get("sim"):
                             self.loop_done(f)
                         break
