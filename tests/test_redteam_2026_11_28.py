@@ -275,3 +275,32 @@ def test_same_hashes_regular_files_only_and_never_waits_on_a_fifo(tmp_path):
     out = got[0]["files"]
     assert out[str(d)]["kind"] == "dir" and len(out[str(d)]["sha256"]) == 64
     assert "regular file" in out[str(lone)]["error"]
+
+
+_LOAD_DUMP = """
+import resource, sys
+from gpudoctor.explain import flight
+try:
+    flight.load_dump(open(sys.argv[1], "rb").read())
+    print("loaded")
+except flight.DumpError as exc:
+    print("refused:", exc)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+@pytest.mark.parametrize("put", [b"r" + (0x04000000).to_bytes(4, "little"), b"p67108864\n"],
+                         ids=["LONG_BINPUT", "PUT"])
+def test_a_tiny_dump_cannot_make_the_unpickler_allocate_gigabytes(tmp_path, put):
+    # 39.: a Flight Recorder dump is unpickled by CPython's C unpickler, whose memo is an array grown to twice the
+    # index a PUT names (Modules/_pickle.c _Unpickler_MemoPut): the 12-byte dump '\\x80\\x02 N r <0x10000000> .' made
+    # explain hold 4.3 GB for 50 s (0x7fffffff: 32 GB, a MemoryError or the OOM killer), whatever 19.'s 64 MiB bound
+    # on the file. The opcodes are read first (pickletools.genops): a memo index past the memo's own length, which
+    # no pickler writes, refuses the dump.
+    dump = tmp_path / "nccl_trace_rank_0"
+    dump.write_bytes(b"\x80\x02N" + put + b".")
+    p = subprocess.run([sys.executable, "-c", _LOAD_DUMP, str(dump)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       cwd=ROOT, timeout=120)
+    said, rss_kib = p.stdout.decode().split("\n")[:2]
+    assert said.startswith("refused:"), said
+    assert int(rss_kib) < 300 * 1024, rss_kib

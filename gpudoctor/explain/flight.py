@@ -63,8 +63,36 @@ def is_dump(head):
     return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5
 
 
+def _check_memo(data):
+    """DumpError unless every memo index the pickle's PUT opcodes name is one its pickler could write: CPython's C
+    unpickler keeps the memo as an array grown to twice the index a PUT names (Modules/_pickle.c
+    _Unpickler_MemoPut), so the 12 bytes '\\x80\\x02 N r <0x10000000> .' held 4.3 GB; a pickler numbers its memo from
+    0, one PUT (or MEMOIZE) at a time (Lib/pickle.py Pickler.memoize). The opcodes are read without building anything
+    (pickletools.genops, about 0.35 s a MB); one it cannot read refuses the dump, as the unpickler would
+    (docs/security.md 39.)."""
+    import pickletools
+
+    puts = 0
+    try:
+        for op, arg, _pos in pickletools.genops(data):
+            if op.name in ("PUT", "BINPUT", "LONG_BINPUT"):
+                if not isinstance(arg, int) or arg < 0 or arg > puts:
+                    raise DumpError("not a readable pickle: a memo index no pickler writes (%s %s)" % (
+                        op.name, str(arg)[:20]))
+                puts += 1
+            elif op.name == "MEMOIZE":
+                puts += 1
+            elif op.name == "STOP":
+                break
+    except DumpError:
+        raise
+    except Exception as exc:  # (truncated, an unknown opcode)
+        raise DumpError("not a readable pickle: %s" % type(exc).__name__)
+
+
 def load_dump(data):
     """The dump's dict, read with the restricted unpickler; DumpError when it is not one."""
+    _check_memo(data)
     try:
         doc = _SafeUnpickler(io.BytesIO(data)).load()
     except DumpError:
