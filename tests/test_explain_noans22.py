@@ -222,3 +222,20 @@ def test_the_store_name_resolution_stays_the_rendezvous(kb):
     # P2 (planted here): MASTER_ADDR that does not resolve, torch's own store traceback
     r = _res(seen_text("p2-master_addr_unresolvable"), kb)
     assert r["findings"][0]["id"] == "rendezvous.hostname"
+
+
+# ------------------------------------------- srcprov: Open MPI's own 'Error: <file>:<line> - <func>() ' macro form
+
+def test_open_mpi_component_error_macro(kb):
+    # AN's TensorRT-LLM thread (NVIDIA/TensorRT-LLM#4668): Open MPI's coll/ucc UCC_ERROR line
+    # (ompi/mca/coll/ucc/coll_ucc_debug.h: "Error: %s:%d - %s() " format)
+    r = _res(seen_text("an-trtllm4668-ucc-mpi-thread-multiple"), kb)
+    assert r["findings"][0]["id"].startswith("mpi.")
+
+
+def test_open_mpi_component_warning_macro_is_no_failure():
+    from gpudoctor.explain import srcprov
+
+    # oshmem/mca/memheap MEMHEAP_WARN: "Warning: %s:%d - %s() "
+    text = "Warning: memheap_base_mkey.c:450 - memheap_oob_get_mkeys() failed to get remote key"
+    assert srcprov.level_form(text, "memheap_base_mkey.c", " - memheap_oob_get_mkeys() failed")[0] == "WARN"

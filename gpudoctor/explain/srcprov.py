@@ -45,6 +45,11 @@ _AFTER = re.compile(r"^\]?:? {0,8}(?:UCX {1,10}|NCCL {1,4})?"
                     r"PRINT)\b")
 # DCGM's plog record: '<time> ERROR [pid:tid] message [file:line] [function]'
 _BEFORE = re.compile(r"\b(?P<lvl>FATAL|ERROR|WARN(?:ING)?|INFO|DEBUG|VERB)\b")
+# (noans22) Open MPI's and OpenSHMEM's components' own macros: 'Error: %s:%d - %s() ' and 'Warning: %s:%d - %s() '
+# right before the file (ompi/mca/coll/ucc/coll_ucc_debug.h UCC_ERROR, coll/tuned COLL_TUNED_ERROR, pml/yalla,
+# oshmem/mca/memheap MEMHEAP_ERROR / MEMHEAP_WARN: opal_output_verbose(0, ..., "Error: %s:%d - %s() " format, __FILE__,
+# __LINE__, __FUNCTION__, ...))
+_COLON_LEVEL = re.compile(r"(?:^|\s)(?P<lvl>Error|Warning): {1,4}$")
 FAILURE_LEVELS = frozenset(("E", "F", "FATAL", "ERROR"))
 # NCCL's logger prints its failures at WARN (src/debug.cc: every ncclResult_t error path logs with WARN; INFO / TRACE
 # are the rest), and so do the NET plugins that log through it: their WARN line that says it failed is a failure
@@ -81,6 +86,9 @@ def level_form(text, hit_path, rest):
     if m:
         who = re.match(r"^\]?:? {0,8}(UCX|NCCL)\b", rest)
         return m.group("lvl").upper(), who.group(1).lower() if who else "after"
+    m = _COLON_LEVEL.search(before[-40:])
+    if m:
+        return ("ERROR" if m.group("lvl") == "Error" else "WARN"), "before"
     m = None
     for m in _BEFORE.finditer(before[-200:]):
         pass
