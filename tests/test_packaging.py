@@ -123,3 +123,12 @@ def test_every_registered_check_is_well_formed():
         assert chk.title and chk.severity in ("error", "warning", "info")
         assert chk.module.startswith("gpudoctor.checks.") or chk.module.startswith("gpudoctor_")
         assert all(isinstance(n, str) for n in chk.needs)
+
+
+def test_the_license_is_an_spdx_expression(wheel):
+    """setuptools deprecates `license = {text = ...}` and refuses it from 2027-02-18 (SetuptoolsDeprecationWarning,
+    seen by userwalk22 building the README's install): `license = "Apache-2.0"` (PEP 639) reaches the wheel's
+    metadata as License-Expression."""
+    meta = [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA")]
+    text = zipfile.ZipFile(wheel).read(meta[0]).decode()
+    assert "License-Expression: Apache-2.0" in text.splitlines()
