@@ -134,3 +134,14 @@ def test_a_name_first_set_in_a_case_decided_at_run_time_is_unknown(tmp_path):
     assert len(plan[0]) == 2 and all(MARK in w for w in plan[0]), plan
     real, plan = _both(tmp_path, 'X=a\ncase "$X" in a) N=1 ;; *) N=2 ;; esac\n%s $N' % LAUNCH)
     assert plan == real == [["1"]]  # decided: the branch taken
+
+
+# the status an and-or list takes from a command that is no test: `false` was taken to succeed (`false || A=3` left A
+# unset), and the `!` before a command or test was dropped with the keywords (`! [ -z "$A" ] && B=2` skipped B=2)
+@pytest.mark.parametrize("chain,want", [("false || A=3", "3"), ("{ false || A=3; } && A+=1", "31"),
+                                        ('A=1; ! [ -z "$A" ] && A=2', "2"), ("A=0; ! false && A=3", "3"),
+                                        ("A=0; ! true || A=2", "2")])
+def test_false_and_a_bang_decide_an_and_or_list_as_in_bash(tmp_path, chain, want):
+    real, plan = _both(tmp_path, "%s\n%s $A" % (chain, LAUNCH))
+    assert real == [[want]]
+    assert plan == real, plan

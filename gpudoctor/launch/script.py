@@ -1233,6 +1233,8 @@ class Reader:
                 continue
             words = [w for k, w in enumerate(cmd) if w is not None and (k == 0 or cmd[k - 1] is not None)]
             ran_words = bool(words)  # command() pops what it reads: an assignment leaves no words
+            lead = next((w for w in words if w not in ("then", "do", "else", "{")), None)
+            bang = lead == "!"  # `! [ -z "$A" ] && B=2`: command() pops the `!` with the keywords
             guard, self.guard = self.guard, None
             status, self.status = self.status, None
             if guard is not None:
@@ -1282,7 +1284,12 @@ class Reader:
                 elif guard == UNDECIDED:  # whether B ran is decided at run time: so is C's turn
                     r = None
                 else:
-                    r = self.test(words) if words and words[0] in ("[", "[[", "test", "!") else True
+                    # a test decided by known values decides it, `false` fails, any other command is taken to
+                    # succeed (`false || A=3` sets A); `!` negates what follows it (bash(1) Pipelines)
+                    r = self.test(words) if words and words[0] in ("[", "[[", "test", "!") else (
+                        words[:1] != ["false"])
+                    if bang and r is not None and words[:1] != ["!"]:
+                        r = not r
                 self.status = r
                 self.guard = UNDECIDED if r is None else (r if t == "&&" else not r)
             cmd, stdin, out = [], None, None
