@@ -154,8 +154,16 @@ def scontrol(args, timeout=15):
         raise ScontrolError("cannot run %s: %s" % (exe, exc))
     out = p.stdout.decode("utf-8", "replace")
     if p.returncode != 0:
-        raise ScontrolError("`scontrol %s` failed (rc %d): %s" % (" ".join(args), p.returncode, out.strip()[:300]))
+        raise ScontrolError("`scontrol %s` failed (rc %d): %s" % (" ".join(args), p.returncode, _said(out)))
     return out
+
+
+def _said(out, limit=300):
+    """scontrol's output as one line for the hook's log (its lines joined by ' | '), its end kept where it is long:
+    with no slurm.conf it prints four lines, the cause ('fatal: Could not establish a configuration source') last
+    (userwalk22: the hook's message ran over four lines of the log, and [:300] could cut that last one)."""
+    text = " | ".join(line.strip() for line in out.splitlines() if line.strip())
+    return text if len(text) <= limit else "..." + text[-limit:]
 
 
 def read_node(name):

@@ -424,3 +424,32 @@ def test_deepspeed_without_a_hostfile_refuses_an_include_of_another_host(capsys)
     assert rc == 2 and "include_str and exclude_str are mutually exclusive." in err
     rc, out, _ = _run(capsys, "plan", "--launch", "deepspeed --include localhost:0,1 train.py")
     assert rc == 0 and "localhost            slots ?      procs 2" in out
+
+
+def test_a_failing_scontrol_is_said_on_one_line_ending_with_its_cause(tmp_path, monkeypatch):
+    """`gpudoctor slurm-health` where scontrol has no configuration: scontrol prints four lines, its cause last, and
+    the hook's message carried them as four lines of the log. They are joined on one line; a long output keeps its
+    end (a stub scontrol that prints as the real one does, then exits 1)."""
+    import pytest
+
+    from gpudoctor import slurm
+
+    stub = tmp_path / "scontrol"
+    stub.write_text("#!/bin/sh\necho 'scontrol: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host' >&2\n"
+                    "echo 'scontrol: error: fetch_config: DNS SRV lookup failed' >&2\n"
+                    "[ -n \"$LONG\" ] && i=0 && while [ $i -lt 40 ]; do echo \"scontrol: error: line $i\" >&2; "
+                    "i=$((i+1)); done\n"
+                    "echo 'scontrol: fatal: Could not establish a configuration source' >&2\nexit 1\n")
+    stub.chmod(0o755)
+    monkeypatch.setenv("GPUDOCTOR_SCONTROL", str(stub))
+    with pytest.raises(slurm.ScontrolError) as exc:
+        slurm.scontrol(["show", "node", "-o", "n1"])
+    assert str(exc.value) == ("`scontrol show node -o n1` failed (rc 1): scontrol: error: resolve_ctls_from_dns_srv: "
+                              "res_nsearch error: Unknown host | scontrol: error: fetch_config: DNS SRV lookup failed | "
+                              "scontrol: fatal: Could not establish a configuration source")
+    monkeypatch.setenv("LONG", "1")
+    with pytest.raises(slurm.ScontrolError) as exc:
+        slurm.scontrol(["show", "node", "-o", "n1"])
+    text = str(exc.value)
+    assert "\n" not in text and text.endswith("| scontrol: fatal: Could not establish a configuration source")
+    assert "failed (rc 1): ..." in text
