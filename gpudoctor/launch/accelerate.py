@@ -233,10 +233,7 @@ def read(plan, argv, environ, config_path=None):
         plan.master_port = port if port not in (None, 0) else None
         plan.rdzv_backend = a.rdzv_backend or "static"
         if argv:
-            plan.script = ("-m " + a.training_script) if a.module else a.training_script
-            if not a.module and not a.no_python:
-                plan.add_file(a.training_script)
-            plan.script_args = list(a.training_script_args or [])
+            _script(plan, a)
         return plan
     if port == 0:
         port, plan.port_asked = None, 0
@@ -272,11 +269,16 @@ def read(plan, argv, environ, config_path=None):
     if a.use_deepspeed:
         _deepspeed(plan, a, nm, npr, path, environ)
     if argv:
-        plan.script = ("-m " + a.training_script) if a.module else a.training_script
-        if not a.module and not a.no_python:
-            plan.add_file(a.training_script)
-        plan.script_args = list(a.training_script_args or [])
+        _script(plan, a)
     return plan
+
+
+def _script(plan, a):
+    """The training script (or -m module) and its arguments, from accelerate launch's own argv."""
+    plan.script = ("-m " + a.training_script) if a.module else a.training_script
+    if not a.module and not a.no_python:
+        plan.add_file(a.training_script)
+    plan.script_args = list(a.training_script_args or [])
 
 
 def _rank_read(a, nm, backend, dtype, configured):
