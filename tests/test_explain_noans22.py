@@ -239,3 +239,26 @@ def test_open_mpi_component_warning_macro_is_no_failure():
     # oshmem/mca/memheap MEMHEAP_WARN: "Warning: %s:%d - %s() "
     text = "Warning: memheap_base_mkey.c:450 - memheap_oob_get_mkeys() failed to get remote key"
     assert srcprov.level_form(text, "memheap_base_mkey.c", " - memheap_oob_get_mkeys() failed")[0] == "WARN"
+
+
+# --------------------------------- tools/gen_cuda_errors.py: glog's CHECK_EQ against cudaSuccess names the CUDA code
+
+@pytest.mark.parametrize("line, eid", [
+    # AM's IBM POWER9 page: the line as quoted there
+    ("cudaSuccess (3 vs. 0) initialization error", "cuda.init_failed"),
+    # Caffe's CUDA_CHECK (BVLC/caffe include/caffe/util/device_alternate.hpp: CHECK_EQ(error, cudaSuccess) << " "
+    # << cudaGetErrorString(error)) through glog's CHECK_OP message ("Check failed: %s (%v vs. %v) ")
+    ("F1127 10:00:00.000000  1234 syncedmem.cpp:71] Check failed: error == cudaSuccess (2 vs. 0)  out of memory",
+     "cuda.oom"),
+])
+def test_a_check_against_cuda_success_names_the_code(line, eid, kb):
+    assert _res(line + "\n", kb)["findings"][0]["id"] == eid
+
+
+def test_seen_check_line(kb):
+    assert _res(seen_text("am-ibm-power9-cpuset-cuda-init"), kb)["findings"][0]["id"] == "cuda.init_failed"
+
+
+def test_a_plain_error_text_without_cuda_context_is_not_read(kb):
+    r = _res("database connection: initialization error\n", kb)
+    assert not r["findings"] or not r["findings"][0]["id"].startswith("cuda.")

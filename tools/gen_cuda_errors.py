@@ -327,9 +327,13 @@ for _code in (16, 17, 22, 23, 24, 25, 28, 31, 32, 52):
         "binary (an old extension) or the code printing it is very old or misreads the number",
         ["rebuild the extension with the installed CUDA toolkit; read the first CUDA error of the log"]))
 NOT_ERRORS = {0, 600}  # cudaSuccess, cudaErrorNotReady ("not actually an error")
-# texts too common outside CUDA to match without a CUDA context ("CUDA error: ", "Cuda failure ")
+# texts too common outside CUDA to match without a CUDA context ("CUDA error: ", "Cuda failure "); and glog's CHECK_EQ
+# against cudaSuccess with cudaGetErrorString streamed after it (google/glog src/glog/logging.h MakeCheckOpString:
+# "Check failed: " expr " (" v1 " vs. " v2 ") "; CHECK_EQ(err, cudaSuccess) << cudaGetErrorString(err) prints
+# 'Check failed: err == cudaSuccess (3 vs. 0)  initialization error'), noans22
 _DISTINCT_MIN = 24
-_CONTEXT = r"(?:CUDA error|Cuda failure|CUDA failure|cuda runtime error|CUDA Error|cudaError)[^\n]{0,24}?"
+_CONTEXT = (r"(?:CUDA error|Cuda failure|CUDA failure|cuda runtime error|CUDA Error|cudaError|"
+            r"cudaSuccess(?: == [\w.>()-]{1,60})? \(-?\d{1,4} vs\. -?\d{1,4}\))[^\n]{0,24}?")
 
 _ENUM_ITEM = re.compile(r"(/\*\*(?:(?!\*/).)*\*/)?\s*(\w+)\s*=\s*(\d+)\s*,?", re.S)
 
