@@ -453,3 +453,39 @@ def test_a_failing_scontrol_is_said_on_one_line_ending_with_its_cause(tmp_path, 
     text = str(exc.value)
     assert "\n" not in text and text.endswith("| scontrol: fatal: Could not establish a configuration source")
     assert "failed (rc 1): ..." in text
+
+
+def test_probe_calls_an_sshd_that_hangs_a_timeout_and_cleans_up_nothing_there():
+    """A node whose sshd accepts and never speaks (tests/sshcluster.py's 'hang'): probe said 'hang: the worker did
+    not answer (a hung interpreter or node)', told the user to log in and run python3 there, and then failed
+    probe.cleanup ('probe processes may be left on ...: SSHException: No existing session'), though the handshake
+    never finished and nothing ever ran there. It is now 'timeout' (as check says), with no cleanup owed."""
+    import json
+    import subprocess
+    import sys
+
+    import pytest
+
+    import sshcluster
+
+    if not sshcluster.available():
+        pytest.skip("needs root and openssh-server (tests/run.sh installs it)")
+    c = sshcluster.Cluster()
+    try:
+        c.add("n1").add("n2").add("stuck", kind="hang").start()
+        p = subprocess.run([sys.executable, "-m", "gpudoctor", "probe", "--json", "--mode", "tcp", "--hosts",
+                            c.hostfile(), "--ssh-config", c.ssh_config, "--budget", "20", "--tcp-seconds", "0.1",
+                            "--ports", "45200-45240"], capture_output=True, text=True, timeout=120, cwd=c.base)
+        doc = json.loads(p.stdout)
+        node = {n["host"]: n for n in doc["nodes"]}
+        assert p.returncode == 1, p.stderr
+        assert node["stuck"]["error_kind"] == "timeout", node["stuck"]
+        assert node["stuck"]["error"].startswith("the SSH connection did not complete within")
+        assert node["n1"]["reachable"] and node["n2"]["reachable"]
+        assert "stuck" not in doc["cleanup"] and sorted(doc["cleanup"]) == ["n1", "n2"]
+        checks = [f["check"] for f in doc["findings"]]
+        assert "probe.cleanup" not in checks and checks.count("probe.node.failed") == 1
+        (f,) = [f for f in doc["findings"] if f["check"] == "probe.node.failed"]
+        assert "--budget" in f["fix"] and "--timeout" not in f["fix"]
+    finally:
+        c.cleanup()

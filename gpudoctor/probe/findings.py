@@ -30,6 +30,9 @@ PROBE_HINTS = {
     "not-local": "the address peers use for the node (ssh_config HostName, else the name) is not one of its own: "
                  "set HostName to the node's address on the job's network",
     "resolve": "a name does not resolve on the node: check /etc/hosts or DNS there",
+    # (the SSH handshake did not finish: transport.HINTS' own text names check's --timeout, which probe has not)
+    "timeout": "no answer in time: the node is down, a firewall drops the traffic, or sshd hangs there; `ssh NODE "
+               "true` shows which (raise --budget only if the node is just slow)",
 }
 # Pair failures that blame no node: the port ones are probe.port.blocked; a stopped node was
 # only waiting for a failed peer; an interrupted run is the user's doing.

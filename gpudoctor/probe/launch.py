@@ -62,6 +62,9 @@ class Worker(object):
         self.rc = None
         self.done = threading.Event()
         self._stop = None
+        # whether the transport reached the node and started the command there: a worker still waiting for
+        # its SSH handshake (an sshd that hangs) has started nothing to hang or to clean up (userwalk22)
+        self.started = None
 
     def put(self, ev):
         self.events.put(ev)
@@ -377,6 +380,7 @@ class SshTransport(object):
     def _exec(self, w, command, script):
         host = w.host
         state = {"conn": None, "chan": None}
+        w.started = False  # until the command runs on the node (the handshake may hang)
 
         def run():
             conn = None
@@ -387,6 +391,7 @@ class SshTransport(object):
                 chan = conn.client.get_transport().open_session()
                 state["chan"] = chan
                 chan.exec_command(command)
+                w.started = True
                 chan.sendall(script.encode())
                 chan.shutdown_write()
                 errs = []

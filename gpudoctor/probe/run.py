@@ -63,7 +63,14 @@ def _hello(transport, hosts, token, deadline, ports=None, out=None):
     out = {} if out is None else out
     for h in hosts:
         ev = workers[h].next_event(deadline)
-        if ev is None:
+        if ev is None and workers[h].started is False:
+            # the SSH handshake itself did not finish (an sshd that accepts and never speaks, a firewall that
+            # drops it): nothing runs there, so no worker hung and no cleanup is owed (`check` says 'timeout')
+            workers[h].stop()
+            out[h] = {"host": h, "reachable": False, "error_kind": "timeout",
+                      "error": "the SSH connection did not complete within %.1fs (sshd hangs, or a firewall drops "
+                               "it)" % (deadline - t0)}
+        elif ev is None:
             workers[h].stop()
             out[h] = {"host": h, "reachable": False, "error_kind": "hang",
                       "error": "the worker did not answer within %.1fs (a hung interpreter or node)" % (deadline - t0)}
