@@ -308,3 +308,36 @@ def test_an_accelerate_config_not_here_leaves_what_it_sets_unknown(tmp_path, mon
     else:
         assert (plan.nnodes_max, plan.world_size(), plan.master_addr, plan.precision) == (None, None, None, None)
         assert plan.script == "swift/cli/sft.py" and plan.script_args[:2] == ["--model", "Qwen/Qwen2.5-7B-Instruct"]
+
+
+# InternLM/xtuner examples/v1/scripts/run_sft.sh lines 11-13, 36-45 (round 3's fix22 part): the script's own
+# directory by `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`, a path from it
+# https://github.com/InternLM/xtuner/blob/b934f462095c1e750229de35367c50ae36caa786/examples/v1/scripts/run_sft.sh
+XTUNER = '''SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "${SCRIPT_DIR}/../../.." && pwd)"
+CONFIG_PATH="${1:-${REPO_ROOT}/examples/v1/config/sft_qwen3p5.py}"
+
+torchrun \\
+  --nproc-per-node="${NPROC_PER_NODE:-8}" \\
+  --tee 3 \\
+  -m xtuner.v1.train.cli.sft \\
+  --config "${CONFIG_PATH}" --name "$(basename "$0" .sh)" --top $(dirname "$(dirname "$0")")
+'''
+
+
+@pytest.mark.parametrize("sbatch", [False, True])
+def test_the_scripts_own_directory_from_dirname_and_cd_pwd(tmp_path, sbatch):
+    d = tmp_path / "xtuner" / "examples" / "v1" / "scripts"
+    d.mkdir(parents=True)
+    text = ("#SBATCH -N 1\n" if sbatch else "") + XTUNER
+    p = write(d, "run_sft.sh", text)
+    res = read_script(str(p), [], environ={})
+    (la,) = res.launches
+    (real,) = bash_argv(tmp_path, p)
+    assert real[real.index("--config") + 1] == str(tmp_path / "xtuner" / "examples/v1/config/sft_qwen3p5.py")
+    if not sbatch:  # bash ran the file where it is: $0 is its path
+        assert la.argv_shown == real
+        assert real[-3:] == ["run_sft", "--top", str(tmp_path / "xtuner" / "examples" / "v1")]
+    else:  # under sbatch, $0 is slurmd's copy of the script (its spool directory): what depends on it is unknown
+        mine = known(la.argv)
+        assert mine[:7] == real[:7] and mine[7:] == [None, "--name", None, "--top", None]

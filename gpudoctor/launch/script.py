@@ -854,6 +854,11 @@ class Reader:
 
     def positional_arg(self, k):
         if k == 0:
+            if self.batch:
+                # sbatch stores the script and slurmd runs its own copy (SlurmdSpoolDir/job<ID>/slurm_script):
+                # $0 there is that copy, not where the file is here ($SLURM_SUBMIT_DIR is the directory sbatch ran in)
+                return self.unknown("$0", "the copy of the batch script slurmd runs (its spool directory), not "
+                                          "this file's path")
             return self.path
         if k <= len(self.positional):
             v = self.positional[k - 1]
@@ -908,6 +913,10 @@ class Reader:
         if self.args_unknown and (m.group(2) in ("@", "*") or m.group(2).isdigit() and m.group(2) != "0"):
             return self.unknown("${%s}" % body, self.args_unknown), None
         length, name, idx, rest = m.group(1), m.group(2), m.group(4), m.group(5)
+        if name == "BASH_SOURCE" and idx in (None, "0") and not length and not rest and name not in self.vars:
+            # bash(1) BASH_SOURCE: ${BASH_SOURCE[0]} is the file being read, $0 in the script itself
+            return (self.positional_arg(0) if not self.depth else
+                    self.unknown("${%s}" % body, "the file being sourced, at run time")), None
         if name.isdigit():
             value, is_set = self.positional_arg(int(name)), int(name) <= len(self.positional)
         elif name in ("@", "*"):
@@ -1076,7 +1085,40 @@ class Reader:
             return self.unknown("$(%s)" % excerpt(c, 60)[1:-1], "a random number at run time")
         if c == "pwd":
             return self.cwd if self.cwd is not None else os.getcwd()
+        known = self._path_subst(cmd)
+        if known is not None:
+            return known
         return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the output of a command at run time")
+
+    def _path_subst(self, cmd):
+        """$(dirname W), $(basename W [SUFFIX]), $(cd W && pwd) of a known word W, as coreutils and bash compute them
+        (a string operation: POSIX dirname/basename; `cd W && pwd` is W made absolute from the script's directory,
+        logically, as bash's pwd prints it). The idiom `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` names the
+        script's own directory (xtuner, DeepSpeed, torchtitan scripts). None: not one of these, or W not known."""
+        toks = lex(cmd.strip())
+        words = [t for k, t in toks if k == "w"]
+        ops = [t for k, t in toks if k == "op"]
+        if len(words) >= 2 and words[0] in ("dirname", "basename") and not ops and not words[1].startswith("-") and \
+                len(words) <= (2 if words[0] == "dirname" else 3):
+            vals = [" ".join(self.expand(w, split=False)) for w in words[1:]]
+            if any(MARK in v for v in vals) or not vals[0]:
+                return None
+            w = vals[0].rstrip("/") or "/"
+            if words[0] == "dirname":
+                if w == "/":
+                    return "/"
+                head = w.rpartition("/")[0] if "/" in w else "."
+                return head.rstrip("/") or ("/" if "/" in w else ".")
+            base = w.rpartition("/")[2] or "/"
+            if len(vals) == 2 and vals[1] and base != vals[1] and base.endswith(vals[1]):
+                base = base[:-len(vals[1])]
+            return base
+        if len(words) == 3 and words[0] == "cd" and words[2] == "pwd" and ops in (["&&"], [";"]):
+            d = " ".join(self.expand(words[1], split=False))
+            if MARK in d or not d or d.startswith(("-", "~")):
+                return None
+            return os.path.normpath(os.path.join(self.cwd if self.cwd is not None else os.getcwd(), d))
+        return None
 
     def arith(self, expr):
         """$(( )) on whole numbers: names and $-expansions replaced, then + - * / % ** ( )
