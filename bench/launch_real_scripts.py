@@ -131,7 +131,7 @@ printf '%s\\037' sbatch "$@" >> "$REC"; printf '\\036' >> "$REC"
 for a in "$@"; do case "$a" in -*) ;; *) exit 0;; esac; done
 cat > "$HOME/.batch.sh"; bash "$HOME/.batch.sh"
 """
-STUBS = ("torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "python", "python3", "ipython", "module",
+STUBS = ("torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "python", "python3", "python3.6", "ipython", "module",
          "horovodrun", "composer", "ray", "pip", "nvidia-smi", "nsys", "conda", "apptainer", "singularity",
          "docker", "enroot", "squeue", "sinfo", "git", "wget", "curl", "huggingface-cli", "ssh", "pdsh", "clear", "colossalai", "dcgmi")
 # per-script arguments and extra environment (what a user would pass)
@@ -151,7 +151,9 @@ SETUP = {
     "alignment_handbook__recipes_launch.slurm": dict(files=[".bashrc", ".cargo/env", "handbook/bin/activate"],
                                                       ),
     "Megatron_Bridge__examples_models_deepseek_v4_slurm_pretrain.sh": dict(env=dict(
-        CONTAINER_IMAGE="img", RECIPE_NAME="deepseek_v4_flash_pretrain_muon_config")),
+        CONTAINER_IMAGE="img", RECIPE_NAME="deepseek_v4_flash_pretrain_muon_config"),
+        subst=[('CONTAINER_IMAGE=""', 'CONTAINER_IMAGE="img"')]),  # the template's empty value: bash exits 1
+    "xtuner__examples_v1_scripts_run_sft.sh": dict(env=dict(QWEN3_5_MOE_PATH="m", ALPACA_PATH="a")),
     "nanotron__examples_mamba_run_multinode.sh": dict(subst=[("source /etc/profile.d/modules.sh", "true"),
                                                              ("source ${CONDA_PATH}/bin/activate", "true")]),
     "TransformerEngine__examples_pytorch_ep_run_test_ep.sh": dict(env=dict(NUM_GPUS="8")),
@@ -300,8 +302,12 @@ def run_one(path, args):
     old, oldhome = os.getcwd(), os.environ.get("HOME")
     os.chdir(os.path.join(d, "w"))
     os.environ["HOME"] = os.path.join(d, "w")
+    # ... and at the path bash ran it from ($0, ${BASH_SOURCE[0]}), the file as published (SETUP's changes were
+    # bash's only)
+    here = os.path.join(d, "w", os.path.basename(path))
+    shutil.copyfile(path, here)
     try:
-        res = read_script(path, args, environ={})
+        res = read_script(here, args, environ={})
     finally:
         os.chdir(old)
         os.environ["HOME"] = oldhome
