@@ -77,6 +77,12 @@ def test_what_the_man_pages_say():
     ("mpirun_hydra_hosts", "--hosts is not an option of mpirun (mpirun(1), openmpi-bin); the closest it documents: "
                            "-H/-host/--host <host1,host2,...,hostN>"),
     ("ssh_config_keyword_misspelt", "proxyjunp is not a keyword of ssh_config(5); the closest documented: ProxyJump"),
+    # a config file's line, as OpenSSH 9.2 prints it ('%s: line %d: Bad configuration option: %s', readconf.c /
+    # servconf.c parse_token; recorded from ssh -F and sshd -t here)
+    ("ssh_config_file_keyword_misspelt", "identiyfile is not a keyword of ssh_config(5); the closest documented: "
+                                         "IdentityFile"),
+    ("sshd_config_keyword_misspelt", "PermitRootLogn is not a keyword of sshd_config(5); the closest documented: "
+                                     "PermitRootLogin"),
     # the message names the option by its word ('job array'): the array's limit, with slurm.conf(5)'s parameter
     ("sbatch_array_over_max", "maximum value is one less than the configuration parameter MaxArraySize"),
     ("sbatch_dependency_sentence", "sbatch(1) -d/--dependency <dependency_list>"),

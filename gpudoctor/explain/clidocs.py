@@ -46,8 +46,10 @@ PATTERNS = {
         r"(?<![\w./-])(?P<tool>(?-i:mpirun|mpiexec|orterun)): (?P<msg>Error: [^\n]{1,300})",
         # rsync's option parser (options.c: 'rsync: %s: unknown option')
         r"(?<![\w./-])(?P<tool>(?-i:rsync)): (?P<msg>-[^\n:]{1,200}: unknown option)",
-        # OpenSSH's readconf.c / servconf.c: '%s line %d: Bad configuration option: %s' ('command-line: line 0:')
-        r"(?P<where>command-line:?|[^\s:]{1,200}) line \d{1,6}: (?P<msg>(?-i:Bad configuration option|Unsupported "
+        # OpenSSH's readconf.c / servconf.c: '%s: line %d: Bad configuration option: %s' (parse_token / parse_token
+        # of OpenSSH 9.2: './ssh_config: line 3:', '/etc/ssh/sshd_config: line 1:', 'command-line: line 0:'); older
+        # releases and the 'Unsupported option' lines print '%s line %d:' without the colon
+        r"(?P<where>[^\s:]{1,200}):? line \d{1,6}: (?P<msg>(?-i:Bad configuration option|Unsupported "
         r"option|Deprecated option)[^\n]{0,200})",
         # BSD getopt (OpenSSH): 'unknown option -- Z' with the program's 'usage: ssh ...' line below
         r"^(?P<msg>(?-i:unknown|illegal) option -- [^\n]{1,40})",
