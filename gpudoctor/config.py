@@ -296,14 +296,33 @@ def _table(doc, path):
 
 
 def load_config(path=None, hook=False):
+    found_here = not path and not os.environ.get("GPUDOCTOR_CONFIG")
     path = find_config(path, hook=hook)
     cfg = Config()
     if not path:
         return cfg
     doc = _load_toml(path)
     apply(cfg, _table(doc, path), where=path)
+    if found_here and path in ("gpudoctor.toml", "pyproject.toml") and cfg.python:
+        _no_program_from_here(cfg.python, path)
     cfg.source = path
     return cfg
+
+
+def _no_program_from_here(python, path):
+    """A config read without being named, from the current folder (./gpudoctor.toml, ./pyproject.toml: a cloned
+    repository's, a shared job folder's), does not choose a program inside that folder to run: its `python` is run
+    here and on every node, so [tool.gpudoctor] python = "./tools/python" in a repository ran its script when
+    `gpudoctor check` was typed there (docs/security.md 40.). --python or --config still name one; an interpreter
+    elsewhere (/opt/env/bin/python, ~/envs/x/bin/python run from another folder) is used as before."""
+    here = os.path.realpath(os.getcwd())
+    if here == os.path.realpath(os.path.expanduser("~")):
+        return  # (your home folder is yours: ~/gpudoctor.toml naming ~/envs/x/bin/python)
+    full = os.path.realpath(os.path.expanduser(python))
+    if full == here or full.startswith(here.rstrip(os.sep) + os.sep):
+        raise InputError("./%s: python = %s is a program inside the current folder, and a config found in the "
+                         "current folder does not choose one to run (give it with --python, or name this file with "
+                         "--config)" % (path, excerpt(python, 80)))
 
 
 def apply(cfg, table, where="config"):

@@ -304,3 +304,29 @@ def test_a_tiny_dump_cannot_make_the_unpickler_allocate_gigabytes(tmp_path, put)
     said, rss_kib = p.stdout.decode().split("\n")[:2]
     assert said.startswith("refused:"), said
     assert int(rss_kib) < 300 * 1024, rss_kib
+
+
+@pytest.mark.parametrize("config, value", [
+    ("pyproject.toml", "./tools/python"), ("pyproject.toml", "tools/python"), ("gpudoctor.toml", "{here}/tools/python"),
+])
+def test_a_config_found_in_the_current_folder_runs_no_program_from_it(tmp_path, config, value):
+    # 40.: a ./pyproject.toml or ./gpudoctor.toml of your own is read without being named (config.find_config), and its
+    # `python` key is the interpreter gpudoctor runs (here, and on every node): a cloned repository whose pyproject
+    # says [tool.gpudoctor] python = "./tools/python" ran that script when `gpudoctor check` was typed in it. A config
+    # found in the current folder may not name a program inside that folder now (one line, exit 2; --python or
+    # --config still can); an interpreter elsewhere (/opt/env/bin/python) is used as before.
+    repo = tmp_path / "repo"
+    (repo / "tools").mkdir(parents=True)
+    marker = tmp_path / "RAN"
+    script = repo / "tools" / "python"
+    script.write_text("#!/bin/sh\ntouch %s\necho '{}'\n" % marker)
+    script.chmod(0o755)
+    text = 'python = "%s"\n' % value.replace("{here}", str(repo))
+    (repo / config).write_text(("[tool.gpudoctor]\n" if config == "pyproject.toml" else "") + text)
+    rc, out, err = _gpudoctor("check", "--no-history", cwd=str(repo), timeout=120)
+    assert not marker.exists()
+    assert rc == 2 and "python" in err and len(err.strip().splitlines()) == 1, (rc, err)
+    (repo / config).write_text(("[tool.gpudoctor]\n" if config == "pyproject.toml" else "") +
+                               'python = "%s"\n' % sys.executable)
+    rc, out, err = _gpudoctor("check", "--no-history", cwd=str(repo), timeout=120)
+    assert rc in (0, 1), err
