@@ -145,3 +145,18 @@ def test_false_and_a_bang_decide_an_and_or_list_as_in_bash(tmp_path, chain, want
     real, plan = _both(tmp_path, "%s\n%s $A" % (chain, LAUNCH))
     assert real == [[want]]
     assert plan == real, plan
+
+
+# explain's redaction read a flag's name up to its first '.': LightningCLI / jsonargparse's dotted flags
+# ('--trainer.logger.init_args.api_key X') kept the key in clear in the quoted launch line
+@pytest.mark.parametrize("line", ["python main.py fit --trainer.logger.init_args.api_key=%s --model.lr 0.1",
+                                  "python main.py fit --trainer.logger.init_args.api_key %s --trainer.max_epochs 3",
+                                  "train.py --wandb.api_key '%s'"])
+def test_a_dotted_flags_secret_is_redacted(line):
+    from gpudoctor.explain.redact import redact
+
+    key = "0123456789abcdefABCDEF99"
+    out = redact(line % key)
+    assert key not in out and "REDACTED" in out, out
+    assert redact("torchrun -m torch.distributed.run --nproc_per_node 2 --model.lr 0.1 x.py") == \
+        "torchrun -m torch.distributed.run --nproc_per_node 2 --model.lr 0.1 x.py"
