@@ -418,6 +418,7 @@ def diff_nodes(before_nodes, after_nodes, checks, config, before_source="before"
     rb = run_checks([b[h] for h in b], checks, config)
     ra = run_checks([a[h] for h in a], checks, config)
     needs = {c.id: getattr(c, "reads", c.needs) for c in checks}
+    scope = {c.id: getattr(c, "scope", "node") for c in checks}
     before_out = {r.id: r.outcomes for r in rb.results}
     groups = {}
     for r in ra.results:
@@ -429,10 +430,16 @@ def diff_nodes(before_nodes, after_nodes, checks, config, before_source="before"
             ids = key_ids.get(h, (None, None))
             if not _verdict_changed(then, now, ids[0] is not None and ids[0] == ids[1]):
                 continue
-            mine = related(per_node[h], needs.get(r.id, ()))
-            key = (r.id, repr(then), repr(now), tuple(c.text for c in mine))
+            mine = [c.text for c in related(per_node[h], needs.get(r.id, ()))]
+            if not mine and scope.get(r.id) == "cluster":
+                # a cluster check judges a node against the others: its verdict here moves when another node's
+                # value does (env.parity on gpu04 after gpu02's NCCL_SOCKET_IFNAME changed); that change is named,
+                # not "nothing this check reads changed" (userwalk22)
+                mine = ["on %s: %s" % (o, c.text) for o in common if o != h
+                        for c in related(per_node[o], needs.get(r.id, ()))]
+            key = (r.id, repr(then), repr(now), tuple(mine))
             groups.setdefault(key, VerdictChange(check=r.id, hosts=[], before=then, after=now,
-                                                 changes=[c.text for c in mine])).hosts.append(h)
+                                                 changes=mine)).hosts.append(h)
     verdicts = list(groups.values())
     return Diff(before_source=before_source, after_source=after_source,
                 times={h: ((b[h].facts or {}).get("collected_at"), (a[h].facts or {}).get("collected_at"))

@@ -489,3 +489,31 @@ def test_probe_calls_an_sshd_that_hangs_a_timeout_and_cleans_up_nothing_there():
         assert "--budget" in f["fix"] and "--timeout" not in f["fix"]
     finally:
         c.cleanup()
+
+
+def test_diff_names_another_nodes_change_behind_a_cluster_checks_new_verdict(tmp_path, capsys):
+    """`gpudoctor diff DIR1 DIR2` where only n2's NCCL_SOCKET_IFNAME changed: env.parity's message changed on n3
+    too (it names every odd node), and the report said 'nothing this check reads changed' there. A cluster check
+    judges each node against the others: the change is named with the node it was on."""
+    import json
+    import shutil
+
+    before, after = tmp_path / "before", tmp_path / "after"
+    for d in (before, after):
+        d.mkdir()
+    for h, v in (("n1", "eth0"), ("n2", "eth0"), ("n3", "docker0"), ("n4", "eth0")):
+        doc = json.load(open(FACTS))
+        doc["node"] = h
+        doc.setdefault("env", {}).setdefault("values", {})["NCCL_SOCKET_IFNAME"] = v
+        json.dump(doc, open(str(before / (h + ".json")), "w"))
+        if h == "n2":
+            doc["env"]["values"]["NCCL_SOCKET_IFNAME"] = "ib0"
+        json.dump(doc, open(str(after / (h + ".json")), "w"))
+    rc, out, _ = _run(capsys, "diff", str(before), str(after), "--select", "env.parity")
+    assert rc == 1
+    lines = out.splitlines()
+    at = [i for i, ln in enumerate(lines) if ln.startswith("FAIL env.parity") and "[n3]" in ln]
+    assert at and lines[at[0] + 1].strip() == "changed: on n2: NCCL_SOCKET_IFNAME eth0 -> ib0", out
+    assert "nothing this check reads changed" not in out
+    at = [i for i, ln in enumerate(lines) if ln.startswith("FAIL env.parity") and "[n2]" in ln]
+    assert at and lines[at[0] + 1].strip() == "changed: NCCL_SOCKET_IFNAME eth0 -> ib0"
