@@ -262,3 +262,23 @@ def test_seen_check_line(kb):
 def test_a_plain_error_text_without_cuda_context_is_not_read(kb):
     r = _res("database connection: initialization error\n", kb)
     assert not r["findings"] or not r["findings"][0]["id"].startswith("cuda.")
+
+
+# ------------------------------------------ gen_ssh_messages: ssh.c's own consistency checks of options and config
+
+def test_ssh_command_line_and_remote_command(kb):
+    # P35 (its own sshd nodes here): a command on ssh's command line for a host whose ssh_config sets RemoteCommand
+    # (OpenSSH ssh.c main: fatal("Cannot execute command-line and remote command."))
+    r = _res(seen_text("p35-ssh_config_remotecommand_with_command"), kb)
+    f = r["findings"][0]
+    assert f["id"] == "ssh.config"
+    assert "RemoteCommand=none" in " ".join(f["causes"][0]["fix"])
+
+
+def test_ssh_option_conflict_sites_are_assigned():
+    from gpudoctor.explain.knowledge import read_generated
+
+    sites = {x["text"]: x for x in read_generated("ssh_messages")["sites"]}
+    for text in ("inconsistent options: ProxyCommand+ProxyJump", "Cannot specify -J with ProxyCommand"):
+        assert sites[text]["family"] == "ssh.config"
+    assert sites["Pseudo-terminal will not be allocated because stdin is not a terminal."]["family"] is None

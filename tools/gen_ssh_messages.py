@@ -62,6 +62,13 @@ RULES = [
     # readconf.c: a line of ssh_config / -o it cannot use ('%s line %d: ...', 'Bad configuration option')
     ("config", "ssh.config", {"where": r"^readconf\.c:", "text": r"line %d|Bad configuration option|"
                                                                    r"bad configuration options"}),
+    # (noans22) ssh.c main(): the options and the config refused together before connecting - a command on the
+    # command line with the host's RemoteCommand, -J with ProxyCommand, -N with -s - each a fatal() consistency check
+    # ('Cannot execute command-line and remote command.', 'inconsistent options: ProxyCommand+ProxyJump')
+    ("option-conflict", "ssh.config", {"where": r"^ssh\.c:", "text": r"^(?:Cannot|Can't) (?:specify|execute|fork)|"
+                                                                     r"^inconsistent options|are incompatible$|"
+                                                                     r"^Only a single -J|already specified$|"
+                                                                     r"^Invalid (?:-J argument|number of)"}),
 ]
 
 # What one message means, where its family's causes are not enough: [(regex over the text, means, [fix])]
@@ -85,6 +92,13 @@ MSG_FIX = [
      "(readconf.c checks its owner and mode before reading it).",
      ["chown $USER {%1|~/.ssh/config}; chmod 600 {%1|~/.ssh/config} (and chmod 700 ~/.ssh); on a shared or "
       "container-mounted home, fix the mount's owner / mode"]),
+    (r"^Cannot execute command-line and remote command",
+     "ssh was given a command on its command line while the configuration sets RemoteCommand for that host "
+     "(ssh_config(5) RemoteCommand, a Host / Match block of ~/.ssh/config or the -F file): ssh runs one or the other, "
+     "never both, and stops (ssh.c main).",
+     ["run the command with the host's RemoteCommand turned off: ssh -o RemoteCommand=none <host> <command> (the "
+      "launcher's ssh line: pdsh, mpirun's plm_rsh_args, deepspeed's launcher), or move RemoteCommand to a Host alias "
+      "only interactive logins use"]),
     (r"^Permissions 0%3\.3o for '%s' are too open",
      "the private key {%2|the key file} is readable by other users (mode 0{%1|644}), so ssh ignores it and "
      "falls back to other methods.",
