@@ -160,3 +160,14 @@ def test_a_dotted_flags_secret_is_redacted(line):
     assert key not in out and "REDACTED" in out, out
     assert redact("torchrun -m torch.distributed.run --nproc_per_node 2 --model.lr 0.1 x.py") == \
         "torchrun -m torch.distributed.run --nproc_per_node 2 --model.lr 0.1 x.py"
+
+
+# a one-word name with ':' is a secret's key only at its line's start ('a token: huggingface-cli login' is prose); a
+# dotted name ('cfg.wandb.api_key: X' after a rank prefix, an OmegaConf dump's key) is no prose: it was kept in clear
+def test_a_dotted_keys_secret_after_a_prefix_is_redacted():
+    from gpudoctor.explain.redact import redact
+
+    key = "uLIx7jhR41rlc8bPUZ9"
+    for line in ("[rank0]: cfg.wandb.api_key: %s", "INFO: db.password:%s"):
+        assert key not in redact(line % key) and "REDACTED" in redact(line % key)
+    assert redact("a token: huggingface-cli login") == "a token: huggingface-cli login"

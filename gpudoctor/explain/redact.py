@@ -114,10 +114,10 @@ def _value(m, v):
         return None  # an error code's sentence ('ESLURMD_INVALID_JOB_CREDENTIAL: Invalid job credential')
     if not op.strip() and (v[0] == "-" or v.lower() in _PROSE):
         return None  # the next flag after a bare switch, or prose after an option's name
-    if ":" in op and "q" in m.re.groupindex and not m.group("q") and not re.search(r"[_-]", name) and \
+    if ":" in op and "q" in m.re.groupindex and not m.group("q") and not re.search(r"[_.-]", name) and \
             not _LINE_START.search(m.string, 0, m.start()):
         return None  # 'a token: huggingface-cli login', '(token: %s)': a one-word name with ':' is a YAML key
-        #              only at its line's start
+        #              only at its line's start (a dotted name is a key anywhere: '[rank0] cfg.wandb.api_key: X')
     q = v[0] if v[0] in "\"'" and len(v) > 1 and v[-1] == v[0] else ""
     return m.group(0) + q + MARK + q
 
