@@ -517,3 +517,17 @@ def test_diff_names_another_nodes_change_behind_a_cluster_checks_new_verdict(tmp
     assert "nothing this check reads changed" not in out
     at = [i for i, ln in enumerate(lines) if ln.startswith("FAIL env.parity") and "[n2]" in ln]
     assert at and lines[at[0] + 1].strip() == "changed: NCCL_SOCKET_IFNAME eth0 -> ib0"
+
+
+def test_watch_of_saved_facts_without_samples_says_so(tmp_path, capsys):
+    """`gpudoctor watch --facts DIR` on what `gpudoctor facts` saved (no samples): every diagnosis read 'n/a: no
+    sampling asked for (gpudoctor watch samples a running job)', as if samples had been read. It is an input
+    error naming what to save instead; saved samples (watch --save) are still diagnosed."""
+    rc, out, err = _run(capsys, "watch", "--facts", FACTS)
+    assert rc == 2 and out == ""
+    assert err == ("gpudoctor: error: %s holds no watch samples (what `gpudoctor facts` saves has none): save them "
+                   "with gpudoctor watch --save DIR, then gpudoctor watch --facts DIR\n" % FACTS)
+    rc, out, err = _run(capsys, "watch", "--seconds", "0.5", "--save", str(tmp_path / "s"))
+    assert rc == 0, err
+    rc, out, err = _run(capsys, "watch", "--facts", str(tmp_path / "s"))
+    assert rc == 0 and "Summary:" in out and "no sampling asked for" not in out

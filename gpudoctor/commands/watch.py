@@ -71,7 +71,14 @@ def gather(args, cfg):
     from gpudoctor import gather as saved, inventory, transport
 
     if args.facts:
-        return saved.from_facts(args.facts)
+        nodes = saved.from_facts(args.facts)
+        reached = [n for n in nodes if n.reachable]
+        if reached and not any(((n.facts or {}).get("watch") or {}).get("status") == "ok" for n in reached):
+            # `gpudoctor facts` / check's facts carry no samples: every diagnosis read "n/a: no sampling asked for"
+            # (userwalk22), as if the samples had been looked at
+            raise InputError("%s holds no watch samples (what `gpudoctor facts` saves has none): save them with "
+                             "gpudoctor watch --save DIR, then gpudoctor watch --facts DIR" % args.facts)
+        return nodes
     hosts = [] if args.local else inventory.resolve(hosts_file=args.hosts, nodeset=args.nodes,
                                                     max_nodes=args.max_nodes)
     via = transport.choose(args.via, hosts)
