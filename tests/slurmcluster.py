@@ -22,6 +22,10 @@ file they name (``prolog.enabled``, ``hc.enabled``): the periodic health check c
 race tests that do not want it. PrologFlags=Alloc is set only while the prolog is enabled
 (every salloc waits 3 s for a prolog at allocation: ``_prolog_at_allocation``).
 
+Besides the default partition ``debug`` (OverSubscribe=NO), every node is in ``shared``
+(OverSubscribe=FORCE:4: jobs share cores) and ``whole`` (OverSubscribe=EXCLUSIVE: a job gets
+whole nodes); a job goes there only when a test asks (``-p``, ``SLURM_PARTITION``).
+
 Every wait is on a state with a deadline (no fixed sleeps).
 """
 
@@ -667,6 +671,8 @@ SlurmdTimeout=%(slurmd_timeout)d
 MessageTimeout=%(message_timeout)d
 TCPTimeout=%(tcp_timeout)d
 %(hooks)s%(nodes)sPartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+PartitionName=shared Nodes=ALL OverSubscribe=FORCE:4 MaxTime=INFINITE State=UP
+PartitionName=whole Nodes=ALL OverSubscribe=EXCLUSIVE MaxTime=INFINITE State=UP
 """ % {"tag": self.tag, "host": self.host, "gw": self.gateway, "port": _free_port(), "dport": _free_port(), "d": d,
        # PrologFlags=Alloc only while a test enables the prolog (_prolog_at_allocation)
        "hooks": ("Prolog=%(d)s/prolog\nSchedulerParameters=nohold_on_prolog_fail\n"

@@ -176,6 +176,7 @@ _SIGNALLED = ("Terminated", "Killed", "Hangup", "Interrupt")
 # srun's words for a job Slurm cannot start now (seen on 22.05: "srun: job 86 queued and waiting
 # for resources"; "srun: job 86 has been allocated resources" follows once it starts)
 _QUEUED = re.compile(r"srun: job \d+ queued and waiting for resources")
+_ALLOCATED = re.compile(r"srun: job \d+ has been allocated resources")
 
 
 def py_literal(value):
@@ -423,12 +424,21 @@ class SrunTransport(Transport):
         # stdin by then and a node never announced, each silent node is tried alone (`srun -w
         # NODE true`), and the step runs again, for the nodes with no answer yet, without the
         # ones that could not start even that.
-        stall = min(max(3.0, self.timeout / 4), 20.0) if len(live) > 1 else None
+        # One node alone is stopped that way only while srun says its job is queued ("srun: job N
+        # queued and waiting for resources"): that node is what the job waits for. It waited
+        # until the deadline and was reported as a timeout ("sshd hangs") before: `gpudoctor
+        # check --via srun --nodes sn1` beside a job on sn1 in an OverSubscribe=EXCLUSIVE
+        # partition, on a real 4-node Slurm 22.05.
+        stall = min(max(3.0, self.timeout / 4), 20.0) if live else None
         self._kept = {}
-        got = self._run(live, payload, stall_after=stall) if live else []
+        self._queued = False
+        got = self._run(live, payload, stall_after=stall, queued_only=len(live) == 1) if live else []
         if got is None:  # only the nodes that never announced a task are suspects
             silent = [h for h in live if h.name in self._silent]
-            ok, hung, queued = self._isolate(silent, min(5.0, max(1.0, (self.timeout - (time.time() - t0)) / 3)))
+            if len(live) == 1 and self._queued:
+                ok, hung, queued = [], [], silent
+            else:
+                ok, hung, queued = self._isolate(silent, min(5.0, max(1.0, (self.timeout - (time.time() - t0)) / 3)))
             ok = [h for h in live if h.name not in self._silent and h.name not in self._kept] + ok
             # the rest of the deadline, and never less than 5 s for the nodes that answered
             left = max(self.timeout - (time.time() - t0), min(5.0, self.timeout))
@@ -529,15 +539,25 @@ class SrunTransport(Transport):
         # --mem=0 takes all of it (AllocMem = RealMemory, MB) with CPUs left free: the same wait
         # (seen with CR_Core_Memory; under CR_Core AllocMem stays 0).
         busy = {}
+        used = {}  # {node: (CPUAlloc, CPUTot, AllocMem, RealMemory, [its partitions])} where jobs run
         for line in text.splitlines()[:100000]:
-            f = dict(re.findall(r"\b(NodeName|CPUAlloc|CPUTot|AllocMem|RealMemory)=(\d+|\S+)", line))
+            f = dict(re.findall(r"\b(NodeName|CPUAlloc|CPUTot|AllocMem|RealMemory|Partitions)=(\d+|\S+)", line))
             n, num = f.get("NodeName"), lambda k: int(f[k]) if f.get(k, "").isdigit() else 0
-            if n and num("CPUTot") and num("CPUAlloc") >= num("CPUTot"):
-                busy[n] = "every CPU of the node is allocated to running jobs (CPUAlloc=%d of CPUTot=%d" % (
-                    num("CPUAlloc"), num("CPUTot"))
-            elif n and num("RealMemory") and num("AllocMem") >= num("RealMemory"):
+            if n and (num("CPUAlloc") or num("AllocMem")):
+                used[n] = (num("CPUAlloc"), num("CPUTot"), num("AllocMem"), num("RealMemory"),
+                           f.get("Partitions", "").split(",")[:100])
+        modes = self._oversubscribe(scontrol) if used and not in_allocation() else {}
+        for n, (cpu, cpus, mem, real, parts) in used.items():
+            # the partitions gpudoctor's job may run in that hold this node, and each one's OverSubscribe
+            mine = [modes[p] for p in parts if p in modes]
+            if mine and all(m[0] == "EXCLUSIVE" for m in mine) and cpu:
+                busy[n] = ("the partition gives every job whole nodes (OverSubscribe=EXCLUSIVE) and running jobs hold "
+                           "CPUs of this one (CPUAlloc=%d of CPUTot=%d" % (cpu, cpus))
+            elif cpus and cpu >= cpus and not any(m[0] == "FORCE" and m[1] > 1 for m in mine):
+                busy[n] = "every CPU of the node is allocated to running jobs (CPUAlloc=%d of CPUTot=%d" % (cpu, cpus)
+            elif real and mem >= real:
                 busy[n] = "all memory of the node is allocated to running jobs (AllocMem=%d of RealMemory=%d MB" % (
-                    num("AllocMem"), num("RealMemory"))
+                    mem, real)
         missing = set(re.findall(r"Node (\S+) not found", p.stderr[:MAX_STDERR].decode("utf-8", "replace")))
         for h in names:
             if h in missing:
@@ -566,6 +586,40 @@ class SrunTransport(Transport):
                               "lists the node as %s" % (addrs[h], states[h][0]), error_kind="slurmd")
         return out
 
+    def _oversubscribe(self, scontrol):
+        """{partition: (OverSubscribe mode, count)} of the partitions the job gpudoctor starts
+        outside an allocation may run in: those $SLURM_PARTITION names (srun reads it as -p,
+        srun(1) INPUT ENVIRONMENT VARIABLES), else the default one. {} when scontrol does not
+        say (every node is then judged as in a partition that shares nothing, as before).
+
+        Why: a node whose every CPU running jobs hold is no wait for a job of a partition with
+        OverSubscribe=FORCE:N (N > 1): Slurm puts it on the same cores. On a real 4-node Slurm
+        22.05 (CR_Core) `srun -p shared -w sn1 hostname` ran at once beside a 2-CPU job on sn1,
+        in a FORCE:4 partition, and gpudoctor left sn1 out as node-busy. Such a job still
+        waits for a job of a partition that shares nothing (seen, same bed); srun decides then,
+        and a node whose job stays queued is node-busy all the same (_isolate). With
+        OverSubscribe=EXCLUSIVE each job gets whole nodes: one running job on the node (MIXED,
+        1 CPU of 2) kept gpudoctor's job queued. slurm.conf(5), OverSubscribe:
+        https://slurm.schedmd.com/slurm.conf.html#OPT_OverSubscribe"""
+        try:
+            p = subprocess.run([scontrol, "show", "partition", "-o"], stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=max(1.0, min(5.0, self.timeout / 3)))
+        except (OSError, subprocess.TimeoutExpired):
+            return {}
+        if p.returncode != 0:
+            return {}
+        wanted = [w for w in os.environ.get("SLURM_PARTITION", "").split(",") if w][:100]
+        out = {}
+        for line in p.stdout[:MAX_OUTPUT].decode("utf-8", "replace").splitlines()[:10000]:
+            f = dict(re.findall(r"\b(PartitionName|Default|OverSubscribe)=(\S+)", line))
+            name = f.get("PartitionName")
+            if not name or (name not in wanted if wanted else f.get("Default") != "YES"):
+                continue
+            mode, _, count = f.get("OverSubscribe", "NO").upper().partition(":")
+            # a count left out is 4 for YES and FORCE (slurm.conf(5)); scontrol prints it
+            out[name] = (mode, int(count) if count.isdigit() else 4 if mode in ("YES", "FORCE") else 1)
+        return out
+
     def _slurmd_port(self, scontrol):
         try:
             p = subprocess.run([scontrol, "show", "config"], stdin=subprocess.DEVNULL, capture_output=True,
@@ -575,7 +629,7 @@ class SrunTransport(Transport):
         except (OSError, subprocess.TimeoutExpired, ValueError):
             return 6818  # slurm.conf(5): SlurmdPort's default
 
-    def _run(self, hosts, payload, stall_after=None):
+    def _run(self, hosts, payload, stall_after=None, queued_only=False):
         """One step over ``hosts``: their Nodes; None when ``stall_after`` seconds passed with
         no word from any task (the step was stopped)."""
         python = payload.python or "python3"
@@ -690,9 +744,11 @@ class SrunTransport(Transport):
                 if settled or proc.poll() is not None or time.time() >= deadline:
                     end_feed()
                     break
-                if stall_after and silent and time.time() - started >= stall_after:
+                if stall_after and silent and time.time() - started >= stall_after and not (
+                        queued_only and not self._queued_now(srun_lines, lock)):
                     end_feed()
                     with lock:
+                        self._queued = any(_QUEUED.search(l) for l in srun_lines)
                         self._silent = set(names) - set(t.node for t in tasks.values())
                         # the nodes whose task is over keep their answer (those that ran from
                         # the step's environment): only the others run again
@@ -733,6 +789,13 @@ class SrunTransport(Transport):
                     host=h, error="srun ran no task there: %s" % _last(srun_lines, proc.returncode), error_kind="slurm")
             out.append(node)
         return out
+
+    @staticmethod
+    def _queued_now(srun_lines, lock):
+        """srun said its job waits in the queue (outside an allocation) and not yet that it started."""
+        with lock:
+            seen = [l for l in srun_lines if _QUEUED.search(l) or _ALLOCATED.search(l)]
+        return bool(seen) and bool(_QUEUED.search(seen[-1]))
 
     def _lines(self, lines, last, is_err, tasks, srun_lines):
         """Sort srun's output lines by task (its --label prefix); returns the last task."""

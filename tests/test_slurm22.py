@@ -1,0 +1,85 @@
+"""slurm22: gpudoctor walked as an admin would on the real 4-node Slurm (the session's
+`multislurm` fixture, tests/slurmcluster.py: one slurmctld, one slurmd per network namespace;
+sn3 has a 64 MiB /dev/shm). What failed there, kept as tests."""
+
+import json
+import sys
+import time
+
+import pytest
+
+GD = [sys.executable, "-m", "gpudoctor"]
+
+
+@pytest.fixture
+def ms(multislurm, tmp_path):
+    multislurm.reset()
+    multislurm.cwd = str(tmp_path)
+    return multislurm
+
+
+def check(ms, nodes, partition=None, timeout_s=30):
+    """`gpudoctor check --via srun --nodes NODES` from outside a job; SLURM_PARTITION is what
+    srun reads as -p (srun(1), INPUT ENVIRONMENT VARIABLES)."""
+    env = {"SLURM_PARTITION": partition} if partition else {}
+    t0 = time.time()
+    p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", nodes, "--json", "--select", "shm",
+                       "--timeout", str(timeout_s)]), env=env, timeout=timeout_s * 3, cwd=ms.cwd)
+    return p.returncode, dict((n["host"], n) for n in json.loads(p.stdout)["nodes"]), p.stderr, time.time() - t0
+
+
+def hold(ms, node, *how):
+    """A batch job that runs on ``node`` until cancelled (sbatch options ``how``); returns its id
+    once Slurm says the node holds it."""
+    job = ms.run("sbatch", "--parsable", "-w", node, "-o", "/dev/null", *(list(how) + ["--wrap", "sleep 300"]),
+                 check=True).stdout.strip().split(";")[0]
+    ms.wait(lambda st: st[node][0].startswith(("ALLOCATED", "MIXED")), what="%s running job %s" % (node, job))
+    return job
+
+
+def test_a_node_whose_cpus_jobs_of_an_oversubscribe_force_partition_hold_is_checked_there(ms):
+    """A 2-CPU job of the FORCE:4 partition on sn1: a job of that partition shares its cores
+    (`srun -p shared -w sn1` runs at once), so gpudoctor's job there reaches sn1; it left sn1 out
+    as node-busy (CPUAlloc=2 of CPUTot=2) before. In the default partition (OverSubscribe=NO)
+    sn1 is busy as before."""
+    job = hold(ms, "sn1", "-p", "shared", "-n2")
+    try:
+        rc, nodes, err, took = check(ms, "sn[1-2]", partition="shared")
+        rc2, nodes2, err2, _ = check(ms, "sn[1-2]")
+    finally:
+        ms.run("scancel", job)
+    assert nodes["sn1"]["reachable"] and nodes["sn2"]["reachable"], (nodes, err)
+    assert rc == 0, err
+    assert nodes2["sn1"]["error_kind"] == "node-busy" and "CPUAlloc=2 of CPUTot=2" in nodes2["sn1"]["error"], nodes2
+    assert nodes2["sn2"]["reachable"] and rc2 == 1, (nodes2, err2)
+
+
+def test_a_node_one_job_uses_is_busy_for_a_partition_of_whole_nodes(ms):
+    """OverSubscribe=EXCLUSIVE gives each job whole nodes: beside a 1-CPU job on sn1 (MIXED)
+    gpudoctor's job in that partition waits for sn1. It is named busy from scontrol at once (the
+    partition's rule), not after the step stalled; the default partition still reaches it."""
+    job = hold(ms, "sn1", "-n1")
+    try:
+        rc, nodes, err, took = check(ms, "sn[1-2]", partition="whole")
+        rc2, nodes2, err2, _ = check(ms, "sn[1-2]")
+    finally:
+        ms.run("scancel", job)
+    assert nodes["sn1"]["error_kind"] == "node-busy", (nodes, err)
+    assert "OverSubscribe=EXCLUSIVE" in nodes["sn1"]["error"] and "CPUAlloc=1 of CPUTot=2" in nodes["sn1"]["error"]
+    assert nodes["sn2"]["reachable"] and rc == 1, (nodes, err)
+    assert nodes2["sn1"]["reachable"] and nodes2["sn2"]["reachable"] and rc2 == 0, (nodes2, err2)
+
+
+def test_one_node_whose_job_stays_queued_is_busy_not_a_timeout(ms):
+    """`--nodes sn1` alone while its job waits in the queue (a FORCE partition's job does not go
+    beside a job of a partition that shares nothing, though a CPU is free: seen on 22.05 here).
+    The run waited until the deadline and reported sn1 as a timeout ('sshd hangs'); srun's
+    'queued and waiting for resources' now makes it node-busy after a quarter of the deadline."""
+    job = hold(ms, "sn1", "-n1")
+    try:
+        rc, nodes, err, took = check(ms, "sn1", partition="shared", timeout_s=40)
+    finally:
+        ms.run("scancel", job)
+    assert nodes["sn1"]["error_kind"] == "node-busy", (nodes, err)
+    assert "queued and waiting for resources" in nodes["sn1"]["error"], nodes
+    assert rc == 1
