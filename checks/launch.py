@@ -221,7 +221,8 @@ def _launch_counts(nodes, config):
             return Skip("no GPU facts from this node: its processes not judged against its GPUs")
         procs = planned.get(h) if plan.nodes else plan.nproc_per_node
         if procs is None:
-            return Pass("%d GPUs; the plan names no process count for this node" % gpus[h])
+            # nothing to judge: a pass here said the node's processes fit when the plan says nothing of them
+            return NA("the plan names no process count for this node (%d GPUs)" % gpus[h])
         return Pass("%d processes planned on its %d GPUs" % (procs, gpus[h]))
     return rest
 

@@ -171,3 +171,15 @@ def test_a_dotted_keys_secret_after_a_prefix_is_redacted():
     for line in ("[rank0]: cfg.wandb.api_key: %s", "INFO: db.password:%s"):
         assert key not in redact(line % key) and "REDACTED" in redact(line % key)
     assert redact("a token: huggingface-cli login") == "a token: huggingface-cli login"
+
+
+# userwalk22's b18a5bf gives each node a verdict beside the nodes a launch finding names; a node the plan gives no
+# process count passed launch.counts ('4 GPUs; the plan names no process count'): nothing was judged there, so n/a
+def test_a_node_without_a_planned_process_count_is_na_not_pass():
+    import test_mutation_launch_nccl as t
+
+    facts = t.nodes(("a", 4), ("b", 4))
+    got = t.result(t.run_check("launch.counts", facts, t.cfg(t.hosts_plan("mpirun", [("a", 8, 8), ("b", None, None)],
+                                                                            "-H"))))
+    assert got["outcomes"]["a"][0] == "fail"
+    assert got["outcomes"]["b"] == ["na", "the plan names no process count for this node (4 GPUs)"], got
