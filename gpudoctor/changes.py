@@ -152,10 +152,11 @@ class Change:
 
     @property
     def text(self):
+        label = _word(str(self.label))  # (an env variable's name is the node's too)
         if PRESENT in (self.before, self.after):
-            t = "%s %s" % (self.label, "added" if self.after == PRESENT else "removed")
+            t = "%s %s" % (label, "added" if self.after == PRESENT else "removed")
         else:
-            t = "%s %s -> %s" % (self.label, show(self.before, self.label), show(self.after, self.label))
+            t = "%s %s -> %s" % (label, show(self.before, self.label), show(self.after, self.label))
         return t + ("; " + self.hint if self.hint else "")
 
     def key(self):
@@ -169,14 +170,23 @@ def show(value, label=""):
     if value is ABSENT or value is None:
         return "(none)" if value is None else ABSENT
     if isinstance(value, tuple):
-        return "[%s]" % ", ".join(str(v) for v in value)[:MAX_SHOWN]
+        return "[%s]" % ", ".join(_word(str(v)) for v in value)[:MAX_SHOWN]
     # the limits in bytes (collector/system.py _LIMIT_KEYS: /proc/self/limits' 'bytes' rows)
     if isinstance(value, int) and not isinstance(value, bool) and ("memlock" in label or "bytes" in label
                                                                     or label.startswith(("stack", "/dev/shm", "fsize ",
                                                                                          "as ", "data ", "core "))):
         return human_bytes(value)
-    text = str(value)
-    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
+    return _word(str(value))
+
+
+def _word(text):
+    """A value as a description shows it: one sh() word where a shell or a terminal acts on it (fixline.hostile, as
+    check's descriptions: docs/security.md 27., 41.), cut at MAX_SHOWN characters."""
+    from gpudoctor.fixline import hostile, shown_word
+
+    cut = text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN]
+    cut = shown_word(cut) if hostile(cut) else cut
+    return cut if len(text) <= MAX_SHOWN else cut + "..."
 
 
 # path pattern -> label; the first that matches names the change. Paths that show the same

@@ -330,3 +330,28 @@ def test_a_config_found_in_the_current_folder_runs_no_program_from_it(tmp_path, 
                                'python = "%s"\n' % sys.executable)
     rc, out, err = _gpudoctor("check", "--no-history", cwd=str(repo), timeout=120)
     assert rc in (0, 1), err
+
+
+def test_diff_shows_a_nodes_hostile_values_as_shell_words(tmp_path):
+    # 41.: `gpudoctor diff` printed each changed fact as 'NAME before -> after' with the node's values as they were:
+    # NCCL_SOCKET_IFNAME 'eth0$(touch ...)', LD_LIBRARY_PATH '/x;touch ...;#' stood bare in the text and the JSON
+    # report, ready to run when copied into a terminal (27. holds check's descriptions to one sh() word per such
+    # value; diff's lines are built elsewhere, gpudoctor/changes.py). They are shown as check shows them now.
+    from gpudoctor.fixline import shown_word
+
+    with open(os.path.join(ROOT, "fixtures", "nodes", "h100-ubuntu2404-torch211.json")) as f:
+        before = json.load(f)
+    after = json.loads(json.dumps(before))
+    hostile = {"NCCL_SOCKET_IFNAME": "eth0$(touch MARKER)x", "LD_LIBRARY_PATH": "/x;touch MARKER;#",
+               "NCCL_IB_HCA": "mlx5_0`touch MARKER`"}
+    after["env"]["values"].update(hostile)
+    after["cuda"]["ld_library_path"] = "/y | touch MARKER"
+    (tmp_path / "before.json").write_text(json.dumps(before))
+    (tmp_path / "after.json").write_text(json.dumps(after))
+    rc, out, err = _gpudoctor("diff", "before.json", "after.json", cwd=str(tmp_path))
+    rcj, outj, errj = _gpudoctor("diff", "--json", "before.json", "after.json", cwd=str(tmp_path))
+    assert rc in (0, 1) and rcj == rc, err + errj
+    texts = [c["text"] for c in json.loads(outj)["changes"]]
+    for v in list(hostile.values()) + ["/y | touch MARKER"]:
+        assert shown_word(v) in out and any(shown_word(v) in t for t in texts), v
+        assert v not in out.replace(shown_word(v), "") and not any(v in t.replace(shown_word(v), "") for t in texts)
