@@ -282,3 +282,19 @@ def test_ssh_option_conflict_sites_are_assigned():
     for text in ("inconsistent options: ProxyCommand+ProxyJump", "Cannot specify -J with ProxyCommand"):
         assert sites[text]["family"] == "ssh.config"
     assert sites["Pseudo-terminal will not be allocated because stdin is not a terminal."]["family"] is None
+
+
+# ------------------------------- explicit._refusal_hits: a service's program refused its command line, then its usage
+
+def test_a_start_script_refusing_its_option(kb):
+    # AI's NVIDIA/gpu-operator#1595: the fabric manager's start script stops on an option it does not take
+    r = _res(seen_text("ai-gpuop1595-fm-start-script-unknown-option"), kb)
+    f = r["findings"][0]
+    assert f["id"] == "fabric.manager_start" and "usage" in " ".join(f["notes"])
+
+
+def test_a_refusal_whose_usage_names_no_service_is_not_read(kb):
+    # an unknown program's usage (no family of its own): not answered as a service's
+    text = "Unknown option: --frobnicate\nUsage: /usr/local/bin/mytool [options]\n  -h  help\n"
+    r = _res(text, kb)
+    assert not r["findings"] or r["findings"][0]["id"] != "fabric.manager_start"

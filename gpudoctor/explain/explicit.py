@@ -61,6 +61,13 @@ PATTERNS = {
                          (r"\b(?P<prog>nvidia-fabricmanager|nvidia-dcgm)\.service: "
                           r"(?:Failed with result '|Main process exited, code=(?:exited|killed|dumped), status=(?!0/))",
                           ["failedwithresult", "mainprocessexited"])],
+    # (noans22) a program's refusal of its own command line and the usage it prints after it (getopt's 'unrecognized
+    # option', a start script's 'Unknown option: X', then 'Usage: <path> ...'): the usage line names the program
+    "_struct_ex_optrefused": [(r"^\s{0,4}(?:[\w./-]{1,100}: )?(?P<what>(?:[Uu]nknown|[Uu]nrecognized|[Ii]nvalid|"
+                               r"[Ii]llegal) (?:option|argument|flag))\b",
+                               ["unknownoption", "unrecognizedoption", "invalidoption", "illegaloption",
+                                "unknownargument", "unrecognizedargument", "invalidargument", "unknownflag"])],
+    "_struct_ex_usage": [(r"^\s{0,4}[Uu]sage: (?P<prog>[\w./-]{1,200})", ["usage:"])],
     # systemd's job result for a unit that did start (src/core/job.c: 'Started %s.'): a start that failed before it was
     # retried and went through (Restart=on-failure) is not what stopped anything
     "_struct_ex_started": [(r"\bStarted (?P<prog>NVIDIA [Ff]abric ?[Mm]anager|nvidia-fabricmanager|"
@@ -158,6 +165,20 @@ def _start_hits(scan, known=None):
                        for s in started)]
 
 
+def _refusal_hits(scan, known=None):
+    """[(refusal hit, usage hit, service)] of a command-line refusal followed within 30 lines by its program's usage
+    line (or a usage line at most 3 lines before it), where the program is a service of _SERVICES (the usage names
+    the program that printed both: a start script prints its usage when it stops on an option it does not take)."""
+    usages = scan.matches.get("_struct_ex_usage", [])
+    out = []
+    for h in _hits(scan, "_struct_ex_optrefused", known):
+        u = next((u for u in usages if -3 <= u.line - h.line <= 30), None)
+        svc = _service(u.groups.get("prog").rsplit("/", 1)[-1]) if u else None
+        if svc:
+            out.append((h, u, svc))
+    return out
+
+
 def _service(prog):
     prog = (prog or "").lower()
     return next((s for s in _SERVICES if s[0] in prog), None)
@@ -171,7 +192,7 @@ def seen(scan):
     """Whether the text has an explicit failure line structural() reads (analyze: never 'no error' for it)."""
     known = _known(scan)
     return bool(_dcgm_hits(scan, known) or _wc_hits(scan, known) or
-                _start_hits(scan, known) or _hits(scan, "_struct_ex_build", known) or
+                _start_hits(scan, known) or _refusal_hits(scan, known) or _hits(scan, "_struct_ex_build", known) or
                 cut_traceback(scan) or _buildinputs.hits(scan, known) or
                 _srcprov.hits(scan, known, answerable=True) or
                 (bool(scan.matches.get("_struct_ex_pymsg")) and bool(_srcprov.py_hits(scan, known))) or
@@ -216,6 +237,18 @@ def structural(scan, kb, structural_finding):
                               "before) say what it found missing. Its own log and `journalctl -u <its unit>` hold "
                               "the rest." % svc[2])
             return f
+    for h, u, svc in _refusal_hits(scan, known):
+        if svc[1] not in by:
+            continue
+        prog = u.groups.get("prog")
+        f = structural_finding(by[svc[1]], h, "%s refused its command line (%s), then printed its usage" % (
+            prog, h.groups.get("what")), scan)
+        f["causes"].sort(key=lambda c: "not running" not in (c.get("text") or ""))
+        f["notes"].append("%s (%s) stopped on an option or argument it does not take and printed its usage: it did "
+                          "not start. What started it (the systemd unit's ExecStart, a container's command or args, "
+                          "an operator's release of the script) passes arguments this release does not read; "
+                          "compare them with the options its usage lists." % (prog, svc[2]))
+        return f
     got = _buildinputs.structural(scan, kb, structural_finding, known)
     if got:
         return got
