@@ -63,6 +63,37 @@ PATTERNS = {
 }
 USER_LINES = frozenset(("_struct_cli_cmd",))
 
+
+# sshd's own log lines that name the sshd_config keyword behind a refusal (fix22: the client says only "Permission
+# denied (publickey)" or "administratively prohibited"; a pasted auth.log / journal / sshd -d names the rule):
+# generated/sshd_log.json (tools/gen_sshd_log.py: the format strings of Debian 12's openssh-server 9.2p1 sshd, OpenSSH's
+# auth.c / auth2-pubkey.c / serverloop.c), each format made a matcher as STYLE.md says (literals escaped, each
+# conversion a bounded group)
+def _printf_rx(fmt):
+    out, k = [], 0
+    for m in re.finditer(r"%[-#0 +]*(?:\d+)?(?:\.\d+)?(?:l{0,2}|z)([sdiuxc])", fmt):
+        out.append(re.escape(fmt[k:m.start()]))
+        out.append(r"-?\d{1,20}" if m.group(1) in "diux" else r"[^\n]{0,200}?")
+        k = m.end()
+    out.append(re.escape(fmt[k:]))
+    return "".join(out)
+
+
+def _sshd_sites():
+    from gpudoctor import data
+
+    try:
+        doc = data.load("knowledge/generated/sshd_log") or {}
+    except (OSError, ValueError):
+        return []
+    return [(s, re.compile(r"(?<![\w])" + _printf_rx(s["format"]) + r"(?: \[preauth\])?\s*$"))
+            for s in doc.get("sites") or () if s.get("format") and s.get("keyword")]
+
+
+_SSHD_SITES = _sshd_sites()
+if _SSHD_SITES:
+    PATTERNS["_struct_sshd_log"] = [rx.pattern for _s, rx in _SSHD_SITES]
+
 _CMD_FAMILY = {"mpirun": "mpi", "mpiexec": "mpi", "orterun": "mpi", "pdsh": "pdsh", "pdcp": "pdsh", "ssh": "ssh",
                "scp": "ssh", "rsync": "ssh", "numactl": "numa", "podman": "container"}
 # the families whose root a refusal of the tool may fill (besides a root that matched the refusal line itself)
@@ -520,16 +551,37 @@ def pdsh_rcmd(scan, refusals):
                 which, _clip(got[0][1].group("why"), 60), doc))
 
 
+def sshd_rule(scan, f, most=2):
+    """The sshd_config keyword sshd's own log line names (a refused login or forwarding) as the first fix line of an
+    ssh / pdsh root's first cause: "sshd refused it by its PermitRootLogin (sshd_config(5): ...): <what to do>"."""
+    fixes = f["causes"][0].setdefault("fix", [])
+    seen = []
+    for hit in _hits(scan, "_struct_sshd_log"):
+        site = next((s for s, rx in _SSHD_SITES if rx.search(hit.text)), None)
+        if site is None or site["keyword"] in seen:
+            continue
+        seen.append(site["keyword"])
+        line = "sshd refused it by its %s (line %d: %s; %s, openssh-server: \u201c%s\u201d): %s" % (
+            site["keyword"], hit.line, _clip(hit.text.strip(), 160), site.get("page", "sshd_config(5)"),
+            _clip(site.get("doc", ""), 300), site["do"])
+        if line not in fixes:
+            fixes.insert(len(seen) - 1, line)
+        if len(seen) >= most:
+            break
+
+
 def fill(scan, findings):
     """Add the documented constraint of the option a tool refused to the root finding that answers the refusal."""
     f = findings[0] if findings else None
     if f is None or f.get("role") != "root" or not f.get("causes"):
         return
+    fam = (f.get("family") or f.get("id") or "").split(".")[0]
+    if fam in ("ssh", "pdsh"):
+        sshd_rule(scan, f)
     refusals = _hits(scan, "_struct_cli_refusal")
     if not refusals:
         return
     lines = {m.get("line") for m in f.get("matches") or []}
-    fam = (f.get("family") or f.get("id") or "").split(".")[0]
     first = f["causes"][0]
     fixes = first.setdefault("fix", [])
     added = 0
