@@ -24,7 +24,8 @@ race tests that do not want it. PrologFlags=Alloc is set only while the prolog i
 
 Besides the default partition ``debug`` (OverSubscribe=NO), every node is in ``shared``
 (OverSubscribe=FORCE:4: jobs share cores) and ``whole`` (OverSubscribe=EXCLUSIVE: a job gets
-whole nodes); a job goes there only when a test asks (``-p``, ``SLURM_PARTITION``).
+whole nodes), and sn1 and sn2 in ``front`` (hidden: Hidden=YES); a job goes there only when a
+test asks (``-p``, ``SLURM_PARTITION``).
 
 Every wait is on a state with a deadline (no fixed sleeps).
 """
@@ -673,6 +674,7 @@ TCPTimeout=%(tcp_timeout)d
 %(hooks)s%(nodes)sPartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 PartitionName=shared Nodes=ALL OverSubscribe=FORCE:4 MaxTime=INFINITE State=UP
 PartitionName=whole Nodes=ALL OverSubscribe=EXCLUSIVE MaxTime=INFINITE State=UP
+PartitionName=front Nodes=sn[1-2] MaxTime=INFINITE State=UP Hidden=YES
 """ % {"tag": self.tag, "host": self.host, "gw": self.gateway, "port": _free_port(), "dport": _free_port(), "d": d,
        # PrologFlags=Alloc only while a test enables the prolog (_prolog_at_allocation)
        "hooks": ("Prolog=%(d)s/prolog\nSchedulerParameters=nohold_on_prolog_fail\n"

@@ -83,3 +83,17 @@ def test_one_node_whose_job_stays_queued_is_busy_not_a_timeout(ms):
     assert nodes["sn1"]["error_kind"] == "node-busy", (nodes, err)
     assert "queued and waiting for resources" in nodes["sn1"]["error"], nodes
     assert rc == 1
+
+
+def test_nodes_outside_the_partition_the_job_goes_to_are_named_so_and_the_others_checked(ms):
+    """SLURM_PARTITION names a partition (hidden) of sn1 and sn2 only: srun refuses the whole
+    job for sn3 and sn4 ("Requested node configuration is not available"), and each of the two
+    tried alone was reported as a hung slurmd ('alive but not answering'). Now they are
+    not-in-partition from scontrol before the step, with the partitions they are in, and sn1
+    and sn2 are checked."""
+    rc, nodes, err, took = check(ms, "sn[1-4]", partition="front")
+    for h in ("sn3", "sn4"):
+        assert nodes[h]["error_kind"] == "not-in-partition", (nodes, err)
+        assert "not in partition front" in nodes[h]["error"] and "SLURM_PARTITION=debug" in nodes[h]["error"]
+    assert nodes["sn1"]["reachable"] and nodes["sn2"]["reachable"], (nodes, err)
+    assert rc == 1

@@ -94,6 +94,10 @@ HINTS = {
                     "`scontrol update nodename=NODE state=resume` once it is fixed",
     "not-allocated": "the node is not one of this Slurm job's nodes, and a job step runs only on those: check it "
                      "from outside the job (--via ssh), in a job that holds it, or allow --fallback ssh",
+    "not-in-partition": "the node is in none of the partitions the job gpudoctor starts goes to ($SLURM_PARTITION, "
+                        "else the default partition), so srun would refuse the whole job: set SLURM_PARTITION to one "
+                        "of the node's partitions (`scontrol show node NODE`: Partitions=), run inside a job that "
+                        "holds it, or allow --fallback ssh",
     "interrupted": "gathering was interrupted before this node answered",
 }
 

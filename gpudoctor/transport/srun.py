@@ -51,7 +51,7 @@ LINE = 1000  # characters of base64 per chunk line
 # srun failures that say nothing about the node itself: Slurm could not start a task there
 # (the node is down, drained, not in the job, its slurmd dead or hung, the launch failed).
 # Only these are retried over ssh, and only when the user allowed it (--fallback ssh).
-FALLBACK_KINDS = ("node-down", "node-drained", "node-busy", "slurmd", "slurm", "not-allocated")
+FALLBACK_KINDS = ("node-down", "node-drained", "node-busy", "slurmd", "slurm", "not-allocated", "not-in-partition")
 READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read in pieces)
 
 SOURCE_ASK = "gpudoctor-source"  # the line a node prints for the collector's sources
@@ -540,13 +540,15 @@ class SrunTransport(Transport):
         # (seen with CR_Core_Memory; under CR_Core AllocMem stays 0).
         busy = {}
         used = {}  # {node: (CPUAlloc, CPUTot, AllocMem, RealMemory, [its partitions])} where jobs run
+        member = {}  # {node: [its partitions]} (scontrol prints Partitions= for a node in any)
         for line in text.splitlines()[:100000]:
             f = dict(re.findall(r"\b(NodeName|CPUAlloc|CPUTot|AllocMem|RealMemory|Partitions)=(\d+|\S+)", line))
             n, num = f.get("NodeName"), lambda k: int(f[k]) if f.get(k, "").isdigit() else 0
+            if n and f.get("Partitions"):
+                member[n] = f["Partitions"].split(",")[:100]
             if n and (num("CPUAlloc") or num("AllocMem")):
-                used[n] = (num("CPUAlloc"), num("CPUTot"), num("AllocMem"), num("RealMemory"),
-                           f.get("Partitions", "").split(",")[:100])
-        modes = self._oversubscribe(scontrol) if used and not in_allocation() else {}
+                used[n] = (num("CPUAlloc"), num("CPUTot"), num("AllocMem"), num("RealMemory"), member.get(n, []))
+        modes = self._oversubscribe(scontrol) if not in_allocation() else {}
         for n, (cpu, cpus, mem, real, parts) in used.items():
             # the partitions gpudoctor's job may run in that hold this node, and each one's OverSubscribe
             mine = [modes[p] for p in parts if p in modes]
@@ -564,6 +566,18 @@ class SrunTransport(Transport):
                 out[h] = Node(host=h, error="Slurm knows no node %s (scontrol show node)" % h, error_kind="slurm")
                 continue
             if h not in states:
+                continue
+            if modes and h in member and not set(member[h]) & set(modes):
+                from gpudoctor.fixline import sh
+
+                # srun refuses the whole job ("Requested node configuration is not available"), and
+                # each node tried alone was then a hung slurmd ("alive but not answering"): a real
+                # 4-node Slurm 22.05 with SLURM_PARTITION naming a partition of sn[1-2] only
+                out[h] = Node(host=h, error="not in partition %s, where the job gpudoctor starts goes (%s); the "
+                              "node is in %s: SLURM_PARTITION=%s gpudoctor ..." % (
+                                  ",".join(sorted(modes))[:200],
+                                  "$SLURM_PARTITION" if os.environ.get("SLURM_PARTITION") else "the default partition",
+                                  ",".join(member[h])[:200], sh(member[h][0][:100])), error_kind="not-in-partition")
                 continue
             kind = node_unavailable(states[h][0], h in allocated)
             if kind:
@@ -602,8 +616,10 @@ class SrunTransport(Transport):
         1 CPU of 2) kept gpudoctor's job queued. slurm.conf(5), OverSubscribe:
         https://slurm.schedmd.com/slurm.conf.html#OPT_OverSubscribe"""
         try:
-            p = subprocess.run([scontrol, "show", "partition", "-o"], stdin=subprocess.DEVNULL, capture_output=True,
-                               timeout=max(1.0, min(5.0, self.timeout / 3)))
+            # --all: a hidden partition (Hidden=YES) is listed too, as srun -p takes it (without it a
+            # user who is not root saw none: scontrol(1) -a, Slurm 22.05 here)
+            p = subprocess.run([scontrol, "--all", "show", "partition", "-o"], stdin=subprocess.DEVNULL,
+                               capture_output=True, timeout=max(1.0, min(5.0, self.timeout / 3)))
         except (OSError, subprocess.TimeoutExpired):
             return {}
         if p.returncode != 0:
