@@ -531,3 +531,18 @@ def test_watch_of_saved_facts_without_samples_says_so(tmp_path, capsys):
     assert rc == 0, err
     rc, out, err = _run(capsys, "watch", "--facts", str(tmp_path / "s"))
     assert rc == 0 and "Summary:" in out and "no sampling asked for" not in out
+
+
+def test_check_of_watch_samples_says_they_are_not_facts(tmp_path, capsys):
+    """`gpudoctor check --facts DIR` on what `watch --save DIR` wrote: every check read 'skipped: ... not collected'
+    and the run exited 0. It is an input error that names the command that reads them."""
+    d = str(tmp_path / "s")
+    rc, _, err = _run(capsys, "watch", "--seconds", "0.5", "--save", d)
+    assert rc == 0, err
+    for cmd in ("check", "exports"):
+        rc, out, err = _run(capsys, cmd, "--facts", d)
+        assert rc == 2 and out == ""
+        assert err == ("gpudoctor: error: %s holds watch samples (gpudoctor watch --save), not a node's facts: read "
+                       "them with gpudoctor watch --facts %s; gpudoctor facts -o DIR saves what check reads\n" % (d, d))
+    rc, out, _ = _run(capsys, "check", "--facts", FACTS)  # a node's facts: checked as before
+    assert rc in (0, 1) and "Summary:" in out

@@ -52,6 +52,9 @@ def add_inventory(p):
                    help="refuse node lists longer than N (default 10000)")
 
 
+_WATCH_ONLY = frozenset(("schema", "node", "collector", "collected_at", "watch"))  # a watch --save file's keys
+
+
 def config_from(args, hook=False):
     """``hook``: a root hook (slurm-health, prologs) reads config only from --config,
     $GPUDOCTOR_CONFIG and /etc, never from the folder it runs in."""
@@ -86,7 +89,15 @@ def gather_nodes(args, cfg, progress=True):
                                 ("--local", getattr(args, "local", False))) if on]
         if live:  # saved facts are the nodes: a live node list beside them was silently not gathered
             raise InputError("--facts reads saved facts; %s names live nodes: give one or the other" % "/".join(live))
-        return gather.from_facts(args.facts)
+        nodes = gather.from_facts(args.facts)
+        reached = [n for n in nodes if n.reachable and isinstance(n.facts, dict)]
+        if reached and all("watch" in n.facts and set(n.facts) <= _WATCH_ONLY for n in reached):
+            # `gpudoctor watch --save DIR` writes samples only: every check read "skipped: not collected" and the
+            # run exited 0 (userwalk22)
+            raise InputError("%s holds watch samples (gpudoctor watch --save), not a node's facts: read them with "
+                             "gpudoctor watch --facts %s; gpudoctor facts -o DIR saves what check reads"
+                             % (args.facts, args.facts))
+        return nodes
     if getattr(args, "deep", False):  # read by the collector here and in the probed interpreter
         os.environ["GPUDOCTOR_DEEP"] = "1"
     from gpudoctor import inventory, transport
