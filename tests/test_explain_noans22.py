@@ -298,3 +298,26 @@ def test_a_refusal_whose_usage_names_no_service_is_not_read(kb):
     text = "Unknown option: --frobnicate\nUsage: /usr/local/bin/mytool [options]\n  -h  help\n"
     r = _res(text, kb)
     assert not r["findings"] or r["findings"][0]["id"] != "fabric.manager_start"
+
+
+# ------------------------------------------- pytb.where: a compiled (Cython) module's frame is its package's, not yours
+
+@pytest.mark.parametrize("path, got", [
+    ("numpy/random/_generator.pyx", ("lib", "numpy")),  # P35's frame
+    ("pyarrow/error.pxi", ("lib", "pyarrow")),  # P29 / P14's frame
+    ("/home/me/proj/fast.pyx", ("user", None)),  # an absolute path: a file of the user's
+    ("train.py", ("user", None)),
+])
+def test_cython_frames(path, got):
+    from gpudoctor.explain import pytb
+
+    assert pytb.where(path) == got
+
+
+def test_a_numpy_cython_raise_is_no_user_code(kb):
+    # P35: datasets.interleave_datasets -> numpy's Generator.choice raised; it was 'raised by your script at
+    # numpy/random/_generator.pyx' (code.exception, root_cause)
+    r = _res(seen_text("p35-datasets_interleave_probabilities_not_normalized"), kb)
+    f = r["findings"][0]
+    assert r["verdict"] != "root_cause" and "numpy" in " ".join(f["notes"])
+    assert "your script at numpy" not in " ".join(f["notes"])

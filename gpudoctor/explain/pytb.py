@@ -97,6 +97,7 @@ _BIN_LIBS = {"torchrun": "torch", "accelerate": "accelerate", "deepspeed": "deep
 _BIN = re.compile(r"[/\\]bin[/\\](%s)$" % "|".join(_BIN_LIBS))
 _EGG = re.compile(r"^([A-Za-z_][\w]*?)(?:-\d[^/\\]*)?(?:\.egg|\.py|\.so|\.pyd)?$")
 _IDENT = re.compile(r"[A-Za-z_]\w{0,99}")
+_CYTHON = re.compile(r"^([A-Za-z_]\w{0,99})[/\\][\w/\\.-]{0,300}\.(?:pyx|pxi|pxd)$")
 
 
 def _wheels():
@@ -141,6 +142,12 @@ def where(path):
     for p in parts[:-1]:
         if p in KNOWN_LIBS:
             return "lib", _ALIASES.get(p, p)
+    c = _CYTHON.match(path)
+    if c:
+        # (noans22) a compiled (Cython) module's frame: Cython records the .pyx / .pxi path relative to the package
+        # root it was built from ('numpy/random/_generator.pyx', 'pyarrow/error.pxi', 'pandas/_libs/lib.pyx'), so
+        # the first folder is the installed package, never the user's file (P35's numpy frame was 'your own code')
+        return "lib", _ALIASES.get(c.group(1)) or owner(c.group(1))
     if _STDLIB.search(path):
         return "stdlib", None
     return "user", None
