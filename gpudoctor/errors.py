@@ -39,7 +39,16 @@ def host_excerpt(value, limit=40):
             head, cut = head.split(":", 1)[0], True
     elif cut:
         head = head.split(":", 1)[0]
-    return excerpt(head, limit) + (" (cut at a character no host name has)" if cut else "")
+    # the character it was cut at is named (one character, repr'd: never a secret's part):
+    # "'sn1' (cut at a character no host name has) is not a host name" for `--nodes 'sn1;id'` said
+    # that sn1 was no host name, and '' for 'sn[1-2],$(id)' showed nothing at all (slurm22)
+    at = text[len(head):len(head) + 1]
+    if not cut:
+        return excerpt(head, limit)
+    if at == ":":  # shadow's separator, or a count that is no number: ':' itself is a host spec's
+        return excerpt(head, limit) + " (cut at ':')"
+    return excerpt(head, limit) + (" (cut at %s, a character no host name has)" % repr(at) if at else
+                                   " (cut at a character no host name has)")
 
 
 def excerpt(value, limit=60):

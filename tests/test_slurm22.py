@@ -97,3 +97,29 @@ def test_nodes_outside_the_partition_the_job_goes_to_are_named_so_and_the_others
         assert "not in partition front" in nodes[h]["error"] and "SLURM_PARTITION=debug" in nodes[h]["error"]
     assert nodes["sn1"]["reachable"] and nodes["sn2"]["reachable"], (nodes, err)
     assert rc == 1
+
+
+@pytest.mark.parametrize("where,value,shown", [
+    ("--nodes", "sn1;id", "'sn1' (cut at ';', a character no host name has)"),
+    ("--nodes", "sn[1-2],$(id)", "'' (cut at '$', a character no host name has)"),
+    ("--nodes", "sn1 sn2", "'sn1' (cut at ' ', a character no host name has)"),
+    ("--nodes", "sn1,-oProxyCommand=id", "'-oProxyCommand' (cut at '=', a character no host name has)"),
+    ("SLURM_JOB_NODELIST", "sn1,-x", "'-x' is not a host name"),
+    ("SLURM_JOB_NODELIST", "sn1;reboot", "'sn1' (cut at ';', a character no host name has)"),
+])
+def test_a_node_name_with_odd_characters_is_refused_naming_the_character(where, value, shown, tmp_path):
+    """Refused in one line, exit 2, before srun or ssh runs. The refusal said "'sn1' (cut at a
+    character no host name has) is not a host name" for 'sn1;id' (as if sn1 were the fault)
+    and "''" for '$(id)': the character it stopped at is named now (one character, repr'd)."""
+    import os
+    import subprocess
+
+    env = dict((k, v) for k, v in os.environ.items() if not k.startswith("SLURM_"))
+    argv = GD + ["check", "--select", "shm", "--timeout", "10"]
+    if where == "--nodes":
+        argv += ["--via", "srun", "--nodes", value]
+    else:
+        env.update(SLURM_JOB_ID="77", SLURM_JOB_NODELIST=value, SLURM_NNODES="2")
+    p = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=60)
+    assert p.returncode == 2 and p.stdout == "", (p.returncode, p.stdout, p.stderr)
+    assert len(p.stderr.strip().splitlines()) == 1 and shown in p.stderr, p.stderr
