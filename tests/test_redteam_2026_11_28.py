@@ -355,3 +355,19 @@ def test_diff_shows_a_nodes_hostile_values_as_shell_words(tmp_path):
     for v in list(hostile.values()) + ["/y | touch MARKER"]:
         assert shown_word(v) in out and any(shown_word(v) in t for t in texts), v
         assert v not in out.replace(shown_word(v), "") and not any(v in t.replace(shown_word(v), "") for t in texts)
+
+
+def test_plan_shows_a_launch_lines_values_as_shell_words(tmp_path):
+    # 42.: the text plan's 'env set' row printed a launch line's assignments as NAME=value with the value bare
+    # ('env set        NCCL_SOCKET_IFNAME=eth0;touch MARKER': an assignment as a shell reads it, which runs touch when
+    # copied), and its 'script' row the script's arguments joined by blanks ('train.py --x $(touch MARKER)'); 12.
+    # escaped only control characters there. A value a shell acts on is one sh() word now, as check shows it (27.).
+    from test_redteam_2026_11_26d import paste
+
+    rc, out, err = _gpudoctor("plan", "--launch", "NCCL_SOCKET_IFNAME='eth0;touch MARKER' torchrun --nnodes 1 "
+                              "--nproc_per_node 2 train.py --x '$(touch MARKER)' --y '`touch MARKER`'")
+    assert rc == 0, err
+    rows = [line.split(None, 1)[1] for line in out.splitlines() if line.startswith("script ")]
+    rows += [line.split(None, 2)[2] for line in out.splitlines() if line.startswith("env set ")]
+    assert len(rows) == 2 and "NCCL_SOCKET_IFNAME=$'eth0;touch\\x20MARKER'" in rows[1]
+    assert paste(rows + [rows[0].split(None, 1)[1]], tmp_path) == []

@@ -169,11 +169,20 @@ def render_text(plan):
     w("master         %s:%s" % (plan.master_addr or "?", "?" if plan.master_port is None else plan.master_port))
     if plan.rdzv_backend or plan.rdzv_endpoint:
         w("rendezvous     %s %s" % (plan.rdzv_backend or "?", plan.rdzv_endpoint or ""))
-    w("script         %s%s" % (plan.script or "?", (" " + " ".join(plan.script_args)) if plan.script_args else ""))
+    # (a launch line's words: one a shell acts on is one sh() word, as check's descriptions show a node's values
+    # (docs/security.md 27., 42.): 'env set NCCL_SOCKET_IFNAME=eth0;touch X' ran touch when the assignment was copied)
+    from gpudoctor.fixline import hostile, shown_word
+
+    def word(v):
+        v = str(v)
+        return shown_word(v) if hostile(v) else v
+
+    w("script         %s%s" % (word(plan.script or "?"),
+                                (" " + " ".join(word(a) for a in plan.script_args)) if plan.script_args else ""))
     if plan.env_set:
-        w("env set        %s" % " ".join("%s=%s" % kv for kv in sorted(plan.env_set.items())))
+        w("env set        %s" % " ".join("%s=%s" % (word(k), word(v)) for k, v in sorted(plan.env_set.items())))
     if plan.forwarded:
-        w("env forwarded  %s" % " ".join(plan.forwarded))
+        w("env forwarded  %s" % " ".join(word(x) for x in plan.forwarded))
     w("precision      %s" % (plan.precision or "unknown"))
     b = plan.batch
     if plan.ds_config or b.train_batch_size is not None or b.micro_batch_per_gpu is not None:
