@@ -152,8 +152,10 @@ SETUP = {
                                                       ),
     "Megatron_Bridge__examples_models_deepseek_v4_slurm_pretrain.sh": dict(env=dict(
         CONTAINER_IMAGE="img", RECIPE_NAME="deepseek_v4_flash_pretrain_muon_config"),
-        subst=[('CONTAINER_IMAGE=""', 'CONTAINER_IMAGE="img"')]),  # the template's empty value: bash exits 1
-    "xtuner__examples_v1_scripts_run_sft.sh": dict(env=dict(QWEN3_5_MOE_PATH="m", ALPACA_PATH="a")),
+        # the template's empty value (bash exits 1); a login shell (-l) here resets PATH to the system's, without the stubs
+        subst=[('CONTAINER_IMAGE=""', 'CONTAINER_IMAGE="img"'), ("bash -lc", "bash -c")]),
+    "xtuner__examples_v1_scripts_run_sft.sh": dict(env=dict(QWEN3_5_MOE_PATH="m", ALPACA_PATH="a"),
+                                                   subst=[("ulimit -n 65536", "true")]),  # not permitted as nobody
     "nanotron__examples_mamba_run_multinode.sh": dict(subst=[("source /etc/profile.d/modules.sh", "true"),
                                                              ("source ${CONDA_PATH}/bin/activate", "true")]),
     "TransformerEngine__examples_pytorch_ep_run_test_ep.sh": dict(env=dict(NUM_GPUS="8")),
