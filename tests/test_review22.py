@@ -183,3 +183,14 @@ def test_a_node_without_a_planned_process_count_is_na_not_pass():
                                                                             "-H"))))
     assert got["outcomes"]["a"][0] == "fail"
     assert got["outcomes"]["b"] == ["na", "the plan names no process count for this node (4 GPUs)"], got
+
+
+# d924365c keeps a subshell's cd and assignments to itself only where its `(` starts the command: after `then`, `do`
+# or `else` on the same line the `(` was read as a function definition `do ( ... )`, and inside `{ ... }` (or after
+# an `else` of a branch not taken) as no subshell: N=5 and the cd leaked past the `)`
+@pytest.mark.parametrize("line", ["for A in 1; do ( N=5; cd /tmp ); done", "if [ $N = 1 ]; then ( N=5; cd /tmp ); fi",
+                                  "if [ $N = 2 ]; then :; else ( N=5; cd /tmp ); fi", "{ ( N=5; cd /tmp ); } && true"])
+def test_a_subshell_after_a_keyword_keeps_its_state_to_itself(tmp_path, line):
+    real, plan = _both(tmp_path, "N=1\n%s\n%s $N $(pwd)" % (line, LAUNCH))
+    assert real == [["1", str(tmp_path)]]
+    assert plan[0][0] == "1" and plan[0][1] != "/tmp", plan

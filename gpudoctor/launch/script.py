@@ -1260,14 +1260,18 @@ class Reader:
                     out = (t[5:], len(cmd) + 1)  # the output file is the next word
                 cmd.append(None)
                 continue
-            if t == "(" and len(cmd) == 1 and re.match("^" + NAME + "$", cmd[0] or ""):
+            if t == "(" and len(cmd) == 1 and re.match("^" + NAME + "$", cmd[0] or "") and \
+                    cmd[0] not in ("then", "do", "else", "time"):  # (`do ( N=5 )` is a subshell, no function `do`)
                 self.pending_func = cmd[0]  # name() { ... }: a function definition
                 self.parens.append(None)
                 cmd = []
                 continue
             if t == "(":
                 # `( cd /tmp; N=3 )`: a subshell; what it sets and its cd end at its `)` (bash(1))
-                self.parens.append(self._state() if not cmd and not self.skipping else None)
+                # (after keywords alone too: `then ( cd /tmp )`, `{ ( N=5 ); }`, `do ( ... ) done` start one; their
+                # cd and assignments leaked past the `)`, review22)
+                sub = all(w in ("then", "do", "else", "{", "!", "time") for w in cmd)
+                self.parens.append(self._state() if sub else None)  # (`else (`: skipping ends at the else)
                 continue
             if t == ")" and not (self.parens and self.parens[-1] is not None):
                 if self.parens:
