@@ -40,6 +40,7 @@ DECIDED = [
     # [ and test are commands: an unquoted word that expands to nothing is no word, so `[ -n $E ]` is `[ -n ]`
     (["[", "-n", "$E", "]"], True), (["!", "[", "-n", "$E", "]"], False), (["[", "-n", "$3", "]"], True),
     (["[", "-n", "$E$E", "]"], True), (["[", "-n", "x$E", "]"], True),
+    (["[", "-n", "''", "]"], False), (["[", "-z", "''", "]"], True),   # a quoted empty word is a word
     (["[", "!", "-z", '"$E"', "]"], False),          # a `!` inside negates the expression
     (["[", "!", "-n", '"$E"', "]"], True),
     (["!", "[", "!", "-n", '"$E"', "]"], False),     # both
@@ -189,3 +190,41 @@ def test_a_default_where_this_shell_sets_the_name(tmp_path):
             ("${X:-d}", "the environment at run time, else 'd'", shown, None, False, False),
             ("${X:+w}", "set only if X is in the environment", None, None, False, False),
             ("${Y-e}", "the environment at run time, else 'e'", shown, None, False, False)])
+
+
+def test_a_part_of_a_secret_looking_value_is_not_shown(tmp_path):
+    hidden = "a part of a secret-looking value (not shown)"
+    assert plan_of(tmp_path, "HF_TOKEN=abcdef123\nX=$HF_TOKEN\nMAX_TOKENS=4096\nN=abcdef\n"
+                             "%s${HF_TOKEN:3} ${X:2} ${MAX_TOKENS:1} ${N:2:2}\n" % T) == (
+        ["${HF_TOKEN:3}", "${X:2}", "${MAX_TOKENS:1}", "cd"], [
+            ("${HF_TOKEN:3}", hidden, None, None, False, False), ("${X:2}", hidden, None, None, False, False),
+            ("${MAX_TOKENS:1}", hidden, None, None, False, False)])
+
+
+def test_an_alternate_word_of_a_value_known_only_at_run_time(tmp_path):
+    assert plan_of(tmp_path, 'C="$U"\nD="a$U"\n%s${C:+w} ${D:+w} ${C+x} ${Q+y}\n' % T) == (
+        ["${C:+w}", "w", "x", "${Q+y}"], [
+            ("${C:+w}", "the word if C is not empty at run time, else nothing", None, None, False, False),
+            ("${Q+y}", "set only if Q is in the environment", None, None, False, False)])
+
+
+@pytest.mark.parametrize("pre, words, args", [
+    ("", "${3-d} ${2-d} ${3:-e} ${2:+f} ${3:+g}", ["a", "b"]),        # an argument not given is unset
+    ("", '${1:-d} "<${1:+w}>" "<${1-d}>" ${1+w} x', [""]),             # one given as "" is set and empty
+    # quotes inside a double-quoted word stay; ${V:?no} of a set V is V
+    ("E=\nF=\nV=v\n", "${E:=g} $E \"${Z:-'j k'}\" \"${V:+'a b'}\" ${V:+'a b'} \"${F:-'j k'}\" ${V:?no}", []),
+])
+def test_forms_on_given_and_empty_values_as_bash(pre, words, args, tmp_path):
+    got, unknown = plan_of(tmp_path, pre + T + words + "\n", args)
+    out = subprocess.run([BASH, "-c", "%sset -- %s; for w in %s; do printf '%%s\\0' \"$w\"; done" % (
+        pre.replace("\n", "; "), " ".join("'%s'" % a for a in args), words)], capture_output=True, text=True,
+        timeout=10).stdout
+    assert got == out.split("\0")[:-1]
+    assert [u[:2] for u in unknown if not u[5]] == []
+
+
+def test_a_default_this_shell_overrides_is_shown_cut(tmp_path):
+    word = "abcdefghij" * 4
+    assert plan_of(tmp_path, T + "${X:-%s}\n" % word, environ={"X": "1"})[1] == [
+        ("${X:-%s}" % word, "the environment at run time, else 'abcdefghijabcdefghijabcdefghij'... (40 characters)",
+         "set (value not shown: not an allow-listed name)", None, False, False)]
