@@ -90,6 +90,11 @@ def test_watch_reads_no_private_file_through_a_link_the_job_flips(tmp_path):
     os.chmod(str(private), 0o600)
     flip = subprocess.Popen([sys.executable, "-c", _FLIP, str(tmp_path), str(public), str(private)])
     try:
+        import time
+
+        deadline = time.monotonic() + 60
+        while not os.path.lexists(str(tmp_path / "conf")) and time.monotonic() < deadline:  # (the flipper runs)
+            time.sleep(0.01)
         procs = [{"env": {"NCCL_CONF_FILE": str(tmp_path / "conf")}}]
         seen = set()
         for _ in range(20000):
