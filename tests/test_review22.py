@@ -194,3 +194,13 @@ def test_a_subshell_after_a_keyword_keeps_its_state_to_itself(tmp_path, line):
     real, plan = _both(tmp_path, "N=1\n%s\n%s $N $(pwd)" % (line, LAUNCH))
     assert real == [["1", str(tmp_path)]]
     assert plan[0][0] == "1" and plan[0][1] != "/tmp", plan
+
+
+# `{ f() { ...; }; f 1 2; }` and `then g() { ...; }`: a function defined after `{` / `then` on its line was no
+# function (the `(` after its name came with a keyword before it in the command): the call left B unknown
+@pytest.mark.parametrize("body,want", [('{ f() { B="$@"; }; f 1 2; } && true', ["1", "2"]),
+                                       ("if [ 1 = 1 ]; then g() { B=7; }; fi; g", ["7"])])
+def test_a_function_defined_after_a_keyword_is_one(tmp_path, body, want):
+    real, plan = _both(tmp_path, "%s\n%s $B" % (body, LAUNCH))
+    assert real == [want]
+    assert plan == real, plan

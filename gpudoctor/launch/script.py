@@ -1260,9 +1260,12 @@ class Reader:
                     out = (t[5:], len(cmd) + 1)  # the output file is the next word
                 cmd.append(None)
                 continue
-            if t == "(" and len(cmd) == 1 and re.match("^" + NAME + "$", cmd[0] or "") and \
-                    cmd[0] not in ("then", "do", "else", "time"):  # (`do ( N=5 )` is a subshell, no function `do`)
-                self.pending_func = cmd[0]  # name() { ... }: a function definition
+            if t == "(" and cmd and all(w in ("{", "then", "do") for w in cmd[:-1]) and \
+                    re.match("^" + NAME + "$", cmd[-1] or "") and \
+                    cmd[-1] not in ("then", "do", "else", "time"):  # (`do ( N=5 )` is a subshell, no function `do`)
+                # name() { ... }: a function definition, also after `{` / `then` / `do` on its line
+                # (`{ f() { ...; }; f 1 2; }` defined nothing: the call ran an unknown command, review22)
+                self.pending_func = cmd[-1]
                 self.parens.append(None)
                 cmd = []
                 continue
