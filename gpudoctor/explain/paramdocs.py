@@ -248,6 +248,79 @@ def advise(tb, scan=None, got=None, edit_done=None):
     return lines, note
 
 
+# a check that an argument is given at all (fix22): "Optional kwarg `mesh_dim` needs to be specified when
+# device_mesh.ndim > 1." (torch/distributed/device_mesh.py get_local_rank), "max_steps has to be specified"
+# (transformers/trainer.py _validate_args), "`x` must be provided"; the name a Python parameter's (snake_case, lower)
+_MISSING = re.compile(r"(?<![\w.-])[`'\"]?(?P<p>[a-z_][a-z0-9_]{2,60})[`'\"]? (?:(?P<noun>option|argument|kwarg|parameter|"
+                      r"keyword argument) )?(?:has to|needs to|must|should) be (?:specified|provided|passed|given|set)"
+                      r"(?! (?:to|as|through|via|in|by|with|from|only)\b)(?=[ .,;:]|$)")
+_PLACEHOLDER = re.compile(r"^[\w.\[\], |]{1,60}$")
+
+
+def missing(tb):
+    """(edit line, note) for a library check that an argument was not given at all, when the API the user's line
+    calls - or, when the line calls something else (Trainer(...) where TrainingArguments holds it), the one
+    callable of the raising package that documents it - documents that argument; else (None, None)."""
+    from gpudoctor.explain.libarg import _call
+
+    msg = (tb.get("msg") or "").strip()[:argedit.MAX_MSG]
+    m = _MISSING.search(msg)
+    uf = userline.user_frame(tb)
+    if m is None or uf is None:
+        return None, None
+    param = m.group("p")
+    kws = argedit._kwargs(uf["src"])
+    if param in kws:
+        return None, None  # (given: the check is about its value, not its absence)
+    call = _call(uf["src"][:pytb.MAX_SRC])
+    calls = table().get("callables") or {}
+    found = lookup(call[0], param, uf["callees"]) if call else None
+    where = "in the call on line %s" % uf.get("line") if found else None
+    short = call[0].rsplit(".", 1)[-1] if call else ""
+    first = next((fn for f, fn in uf["callees"] if site_path(f)), None)
+    if found is None and short and first == short and (m.group("noun") or re.search(
+            r"\b(?:kwarg|keyword argument|argument|parameter) [`'\"]?%s\b" % re.escape(param), msg)):
+        # the line calls the raising function itself (mesh.get_local_rank() raising in get_local_rank), which the
+        # table does not document: the message's own words name the argument of that call, and call it one ("Optional
+        # kwarg `mesh_dim`"; not "objects valid for `is_torch_tensor` should be passed", accelerate's gather)
+        return "pass %s=<a value> in the call on line %s: %s(..., %s=...) (the message requires it)" % (
+            param, uf.get("line"), short, param), None
+    if found is None:
+        inner = pytb.innermost(tb)
+        pkg = (site_path(inner[0]) or "").split("/", 1)[0] if inner else ""
+        cands = [q for q, rec in calls.items() if rec.get("package") == _PKG.get(pkg, pkg) and
+                 param in (rec.get("params") or {}) and rec.get("kind") == "class"]
+        if len({repr(sorted(calls[q]["params"][param].items())) for q in cands}) > 1:
+            # several classes document it: the one the called API takes as an argument's documented type
+            # (Trainer(args=...): 'TrainingArguments, *optional*'), where the user's line passes that argument
+            callee = next((q for q in _index()[0].get(site_path(uf["callees"][0][0]) or "", ())
+                           if q.rsplit(".", 1)[1] == short), None) if uf["callees"] else None
+            types = " ".join((rec.get("type") or "") for k, rec in
+                             ((calls.get(callee) or {}).get("params") or {}).items() if k in kws)
+            cands = [q for q in cands if re.search(r"(?<![\w.])%s(?![\w])" % re.escape(q.rsplit(".", 1)[1]), types)]
+        if len({repr(sorted(calls[q]["params"][param].items())) for q in cands}) != 1:
+            return None, None
+        q = sorted(cands, key=lambda x: (len(x), x))[0]
+        found = q, calls[q]["params"][param]
+    qual, rec = found
+    kind = calls[qual].get("kind")
+    shown = qual.rsplit(".", 2)[-2] + "." + qual.rsplit(".", 1)[1] if kind == "method" else qual.rsplit(".", 1)[1]
+    typ = re.sub(r"[`*]", "", rec.get("type") or "").split(",")[0].strip()  # ('`int`, *optional*, ...': int)
+    hint = typ if typ and _PLACEHOLDER.match(typ) else "a value"
+    choices = [c for c in rec.get("choices") or [] if _CHOICE.match(c)]
+    if choices:
+        hint = " | ".join(choices[:6])
+    line = "pass %s=<%s> %s: %s(..., %s=...) (the message requires it; %s documents it)" % (
+        param, hint, where or "where it is built", shown, param, shown)
+    pkg = calls[qual].get("package", qual.split(".", 1)[0])
+    note = "%s's documentation of %s (%s): \u201c%s\u201d" % (
+        shown, param, _version(pkg), userline.quote(rec.get("doc") or "no sentence"))
+    return line, note
+
+
+_PKG = {"pytorch_lightning": "lightning", "lightning_fabric": "lightning"}
+
+
 def fill(scan, findings, tb, got=None):
     """Add the documented edit to the root's first cause (libarg.fill's hook, after argedit.fill)."""
     f = findings[0] if findings else None
@@ -259,7 +332,12 @@ def fill(scan, findings, tb, got=None):
     first = f["causes"][0]
     lines, note = advise(tb, scan, got, first.get("edit"))
     if note is None:
-        return
+        line, note = missing(tb)
+        if line is None:
+            return
+        lines = [line]
+        if note is None:
+            note = ""
     fixes = first["fix"]
     # argedit's edit from the message itself stays first, unless it names no value and the documentation does
     chose = bool(lines) and not lines[0].startswith(("drop ", "set "))
@@ -269,5 +347,5 @@ def fill(scan, findings, tb, got=None):
             fixes.insert(at, line)
     if lines and at == 0:
         first["edit"] = lines[0]
-    if note not in f["notes"]:
+    if note and note not in f["notes"]:
         f["notes"].append(note)

@@ -1,0 +1,80 @@
+"""A library check that an argument was not given at all names the argument and where it goes (fix22, issue 18
+"name the fix"): paramdocs.missing.
+
+Real texts: the seen held-out sets' P36 (torch 2.11.0+cu130 on two H100s: DeviceMesh.get_local_rank() on a 2-D mesh,
+torch/distributed/device_mesh.py "Optional kwarg `mesh_dim` needs to be specified when device_mesh.ndim > 1.") and
+P17 (transformers on CPU: Trainer over an IterableDataset without max_steps, transformers/trainer.py _validate_args
+"max_steps has to be specified"), read from bench/data/.
+"""
+
+import json
+import os
+
+import pytest
+
+import gpudoctor.checks  # noqa: F401
+from gpudoctor import explain
+from gpudoctor.explain import paramdocs
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _case(name, cid):
+    with open(os.path.join(ROOT, "bench", "data", "explain_heldout_%s.jsonl" % name), encoding="utf-8") as f:
+        for line in f:
+            c = json.loads(line)
+            if c["id"] == cid:
+                return c["text"]
+    raise KeyError(cid)
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return explain.load_knowledge()
+
+
+def _first_fixes(res):
+    f = next(x for x in res["findings"] if x.get("role") == "root")
+    return f["causes"][0]["fix"], f
+
+
+def test_the_raising_function_called_on_the_line_gets_the_argument(kb):
+    fixes, _f = _first_fixes(explain.explain_text(_case("2026-11-27p36", "p36-device_mesh_2d_get_local_rank"), kb))
+    assert fixes[0] == ("pass mesh_dim=<a value> in the call on line 7: get_local_rank(..., mesh_dim=...) (the message "
+                        "requires it)")
+
+
+def test_the_config_class_the_called_api_takes(kb):
+    # Trainer(args=args) raises; two transformers classes document max_steps (TrainerState, TrainingArguments): the
+    # one Trainer's documented 'args' type names
+    fixes, f = _first_fixes(explain.explain_text(_case("2026-11-26p17", "p17-hf_iterable_no_max_steps"), kb))
+    assert fixes[0].startswith("pass max_steps=<int> where it is built: TrainingArguments(..., max_steps=...)")
+    assert any(n.startswith("TrainingArguments's documentation of max_steps (transformers ") and "positive number" in n
+               for n in f["notes"])
+
+
+@pytest.mark.parametrize("msg, want", [
+    ("Optional kwarg `mesh_dim` needs to be specified when device_mesh.ndim > 1.", "mesh_dim"),
+    ("max_steps has to be specified", "max_steps"),
+    ("`group_size` must be provided.", "group_size"),
+    # an environment variable, a value that must be set *to* something, a relation: not an absent argument
+    ("MASTER_ADDR must be set", None),
+    ("lr must be set to a positive value", None),
+    ("the model should be passed through accelerator.prepare", None),
+])
+def test_what_reads_as_an_absent_argument(msg, want):
+    m = paramdocs._MISSING.search(msg)
+    assert (m.group("p") if m else None) == want
+
+
+def test_a_name_the_message_does_not_call_an_argument_is_not_one(kb):
+    # accelerate's gather of Python ints: "... objects that are valid for `is_torch_tensor` should be passed" (P17):
+    # not a parameter of gather, which the table does not document either
+    res = explain.explain_text(_case("2026-11-26p17", "p17-acc_gather_python_ints"), kb)
+    fixes = [x for f in res["findings"] for c in f.get("causes") or [] for x in c.get("fix") or []]
+    assert not any("is_torch_tensor=" in x for x in fixes)
+
+
+def test_an_argument_the_line_passes_is_not_absent():
+    tb = {"msg": "`mesh_dim` needs to be specified", "frames": []}
+    assert paramdocs.missing(tb) == (None, None)
