@@ -546,3 +546,25 @@ def test_check_of_watch_samples_says_they_are_not_facts(tmp_path, capsys):
                        "them with gpudoctor watch --facts %s; gpudoctor facts -o DIR saves what check reads\n" % (d, d))
     rc, out, _ = _run(capsys, "check", "--facts", FACTS)  # a node's facts: checked as before
     assert rc in (0, 1) and "Summary:" in out
+
+
+def test_a_bare_accelerate_config_with_no_default_file_says_where_it_looked(tmp_path, capsys, monkeypatch):
+    """`plan --accelerate-config` (no FILE) where accelerate's default config does not exist said "accelerate would
+    refuse this: The passed configuration file `.../default_config.yaml` does not exist", but nothing was passed
+    and accelerate launches on its defaults there. It now says which default place was read; with HF_HOME set
+    the file there is read, as accelerate reads it."""
+    import shutil
+
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    want = ("gpudoctor: error: --accelerate-config: no accelerate config at its default place %s (`accelerate "
+            "config` writes it there; $HF_HOME moves it): give the file, --accelerate-config FILE\n"
+            % (tmp_path / "hf" / "accelerate" / "default_config.yaml"))
+    for cmd in ("plan", "check"):
+        rc, out, err = _run(capsys, cmd, "--accelerate-config")
+        assert rc == 2 and out == "" and err == want, cmd
+    (tmp_path / "hf" / "accelerate").mkdir(parents=True)
+    shutil.copy(os.path.join(ROOT, "fixtures", "launch", "upstream", "accelerate", "examples",
+                             "config_yaml_templates", "multi_node.yaml"),
+                str(tmp_path / "hf" / "accelerate" / "default_config.yaml"))
+    rc, out, _ = _run(capsys, "plan", "--accelerate-config")
+    assert rc == 0 and "world size     8" in out

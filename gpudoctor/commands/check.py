@@ -149,7 +149,8 @@ def add_launch_options(c):
     add_launch_tail(c)
     lg = c.add_argument_group("launch plan (docs/launch.md)")
     lg.add_argument("--accelerate-config", nargs="?", const="", default=None, metavar="FILE",
-                    help="accelerate's config (default: ~/.cache/huggingface/accelerate/default_config.yaml)")
+                    help="accelerate's config (default: accelerate's own, $HF_HOME/accelerate/default_config.yaml; "
+                         "HF_HOME defaults to ~/.cache/huggingface)")
     lg.add_argument("--deepspeed-config", metavar="FILE", help="DeepSpeed JSON config (ds.json)")
     lg.add_argument("--launch", metavar="CMD", help="the launch line, quoted: 'torchrun ...', 'mpirun -np 16 -H ...', "
                                                     "'deepspeed --hostfile hf ...', 'python -m torch.distributed.launch ...'")

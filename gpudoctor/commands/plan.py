@@ -19,7 +19,8 @@ def add_parser(sub):
     c.add_argument("--launch", metavar="CMD", help="the launch line, quoted: 'torchrun ...', 'mpirun -np 16 -H ...', "
                                                    "'deepspeed --hostfile hf ...', 'accelerate launch ...'")
     c.add_argument("--accelerate-config", nargs="?", const="", default=None, metavar="FILE",
-                   help="accelerate's config (default: $HF_HOME/accelerate/default_config.yaml)")
+                   help="accelerate's config (default: accelerate's own, $HF_HOME/accelerate/default_config.yaml; "
+                        "HF_HOME defaults to ~/.cache/huggingface)")
     c.add_argument("--deepspeed-config", metavar="FILE", help="DeepSpeed JSON config (ds.json)")
     c.add_argument("--hosts", metavar="FILE", help="the hosts a torchrun/accelerate line runs on (a hostfile)")
     c.add_argument("--json", action="store_true", help="print the plan as JSON (schema gpudoctor.plan/1)")

@@ -263,6 +263,13 @@ def build_plan(accelerate=None, accelerate_given=False, deepspeed=None, launch=N
                 accelerate), 1)
         parse_launch(launch, plan, environ=env, given=given)
     elif accelerate_given:
+        if not accelerate and not os.path.isfile(acc.default_config_file(env)):
+            # a bare --accelerate-config names accelerate's default file; with none there, accelerate itself would
+            # launch on its defaults, so "accelerate would refuse this: The passed configuration file ... does not
+            # exist" (as said before) was not what accelerate does (userwalk22)
+            raise InputError("--accelerate-config: no accelerate config at its default place %s (`accelerate config` "
+                             "writes it there; $HF_HOME moves it): give the file, --accelerate-config FILE"
+                             % acc.default_config_file(env))
         acc.read(plan, None, env, config_path=accelerate or acc.default_config_file(env))
     if deepspeed:
         read_ds_config(plan, deepspeed)
