@@ -568,3 +568,13 @@ def test_a_bare_accelerate_config_with_no_default_file_says_where_it_looked(tmp_
                 str(tmp_path / "hf" / "accelerate" / "default_config.yaml"))
     rc, out, _ = _run(capsys, "plan", "--accelerate-config")
     assert rc == 0 and "world size     8" in out
+
+
+def test_a_log_stopped_before_its_first_byte_is_not_called_empty(tmp_path, capsys):
+    """82eeb02's 'the input is empty' must not be said of a log the deadline stopped before reading any of it
+    (`explain --timeout 0.001 big.log`: 0 bytes read, STOPPED EARLY): that log is not empty."""
+    log = tmp_path / "big.log"
+    log.write_text("step 1 loss 2.0\n" * 1000)
+    rc, out, _ = _run(capsys, "explain", "--timeout", "0.000001", str(log))
+    assert "STOPPED EARLY" in out and rc == 1
+    assert "is empty" not in out

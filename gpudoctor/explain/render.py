@@ -121,7 +121,7 @@ def render_text(result, out, color=False):
             # (analyze._went_on_before's notes: the job completed or kept making progress after them, outcome.py)
             w(_fill("  ", "Lines below say something failed, but the job went on after them (it completed or kept "
                           "making progress): none of them stopped it.") + "\n")
-        elif not result.get("bytes") and not fr and not result.get("ras"):
+        elif not result.get("bytes") and not fr and not result.get("ras") and not st:  # (not: stopped before reading)
             # an empty log or pipe (userwalk22): "nothing in this text" read as if a text had been judged
             w(_fill("  ", "The input is empty (0 bytes): there was nothing to judge. A job's log can be empty when the "
                           "job failed before it wrote anything, or when its errors went elsewhere (stderr without "
