@@ -56,3 +56,13 @@ def test_a_line_the_run_went_on_past_is_not_the_answer():
     assert _answer(AMP + STEP + STEP) == ("unknown_error", [])        # two progress lines after it
     assert _answer(AMP + STEP + STEP + DS) == ("likely_cause", [_deepspeed()])
     assert _answer(AMP + STEP) == ("likely_cause", [_torch(8)])       # one is not enough
+
+
+def test_a_message_the_library_logs_at_error_level():
+    # deepspeed/autotuning/utils.py logs it (logger.error), it raises nothing
+    assert _answer("[ERROR] hostfile contains duplicate hosts, unable to proceed with training\n") == (
+        "likely_cause", [("deepspeed.library_error", [
+            LOW % "its words are a message deepspeed's own code logs at error (deepspeed/autotuning/utils.py, 9 words)",
+            "The line's words are deepspeed's own message (deepspeed/autotuning/utils.py): deepspeed printed it, "
+            "though the line keeps no traceback. The message is in every deepspeed release read (0.12.0, 0.14.0, "
+            "0.16.0, 0.19.0). The whole traceback (or the log lines before it) names the call that met it."])])
