@@ -212,3 +212,30 @@ def test_pdsh_over_its_rsh_module(kb):
     # the same failure with -R ssh given is not this
     res = explain.explain_text(text.replace("pdsh -w", "pdsh -R ssh -w"), kb)
     assert not any(x.startswith("pdsh connected with ") for x in _fixes(res))
+
+
+# fix22: a Slurm input environment variable the text shows set (env output, export, a command prefix) that gave the
+# value or the option sbatch refused: unset it (sbatch(1) INPUT ENVIRONMENT VARIABLES: environment variables override
+# the script's #SBATCH options). Recorded here on tests/slurmcluster.py's real Slurm 22.05 with SBATCH_PARTITION /
+# SBATCH_TIMELIMIT in sbatch's environment and '#SBATCH --partition=debug' / '--time=00:10:00' in the script.
+@pytest.mark.parametrize("name, want", [
+    ("sbatch_env_partition_over_directive", "unset SBATCH_PARTITION (line 13 sets it to gpu-a100, the value sbatch "
+                                            "refused): sbatch reads it as --partition"),
+    ("sbatch_env_timelimit_invalid", "unset SBATCH_TIMELIMIT (line 11 sets it to 9-00:00:00x, the --time sbatch "
+                                     "refused): sbatch reads it as --time"),
+])
+def test_an_input_variable_that_gave_the_refused_value_is_the_first_fix(kb, name, want):
+    res = explain.explain_text(_text(name), kb)
+    f = next(x for x in res["findings"] if x.get("role") == "root")
+    first = f["causes"][0]["fix"][0]
+    assert first.startswith(want), first
+    assert "override the options set in a batch script (#SBATCH)" in first
+    assert "(the %s the script or the command line shows is not what sbatch used)" % (
+        "--partition=debug" if "PARTITION" in want else "--time=00:10:00") in first
+
+
+def test_an_input_variable_the_refusal_does_not_name_is_no_fix(kb):
+    # SBATCH_PARTITION set, but sbatch refused the --time: the variable is context
+    text = _text("sbatch_env_timelimit_invalid").replace("SBATCH_TIMELIMIT=9-00:00:00x", "SBATCH_PARTITION=debug")
+    fixes = _fixes(explain.explain_text(text, kb))
+    assert not any(x.startswith("unset SBATCH_") for x in fixes), fixes

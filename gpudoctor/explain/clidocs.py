@@ -55,6 +55,11 @@ PATTERNS = {
         r"^(?P<msg>(?-i:unknown|illegal) option -- [^\n]{1,40})",
         # Go's cobra (podman): 'Error: unknown flag: --gpu'
         r"^Error: (?P<msg>unknown (?:shorthand )?flag: [^\n]{1,100})"],
+    # a Slurm command's input environment variable set in the text: `env` / `printenv` output, an export, a command
+    # prefix ('SBATCH_PARTITION=gpu sbatch ...'): fix22
+    "_struct_slurm_env_set": [r"(?:^|[$#>][ \t]{1,4}|\bexport[ \t]{1,4}|\bdeclare -x[ \t]{1,4})"
+                              r"(?P<var>(?-i:(?:SBATCH|SALLOC|SRUN)_[A-Z0-9_]{2,60}))=(?P<val>[\w.:,@%+/-]{1,200})"
+                              r"(?=[ \t;]|$)"],
     # a command line of those tools (after a prompt, '+ ', a pipe or $( ... ), and a usage line that names the tool
     "_struct_cli_cmd": [
         _CMD % _TOOLS.replace("|ssh|scp", ""),
@@ -367,6 +372,43 @@ def env_line(tool, var):
     return line
 
 
+# sbatch(1) / salloc(1), INPUT ENVIRONMENT VARIABLES (Slurm 22.05, https://slurm.schedmd.com/sbatch.html#SECTION_INPUT-
+# ENVIRONMENT-VARIABLES): "NOTE: Environment variables will override any options set in a batch script, and command
+# line options will override any environment variables."; srun(1): "Command line options always override environment
+# variables settings."
+_ENV_OVER = {"sbatch": "environment variables override the options set in a batch script (#SBATCH), and command line "
+                       "options override environment variables",
+             "salloc": "command line options override environment variables",
+             "srun": "command line options always override environment variables settings"}
+
+
+def env_value_line(scan, tool, msg):
+    """'unset SBATCH_PARTITION': the value a Slurm command refused is the value of one of its input environment
+    variables the text shows set (env / export / a command prefix), so that variable gave it - over the script's
+    #SBATCH line for sbatch (sbatch(1)). None when no such variable's value is a word of the message."""
+    t = (table().get("tools") or {}).get(tool) or {}
+    env_in = t.get("env_in") or {}
+    words = set(re.findall(r"[\w.:,@%+/-]{2,200}", msg))
+    named = set(named_options(msg))
+    for h in _hits(scan, "_struct_slurm_env_set"):
+        var, val = h.groups.get("var"), h.groups.get("val") or ""
+        rec = env_in.get(var)
+        if not rec or not rec.get("options") or len(val) < 2:
+            continue
+        if val not in words and not named & set(rec["options"]):
+            continue  # (neither the value the command refused nor the option it names)
+        opt = rec["options"][-1]
+        shown = [v for f, v in _shown_options(scan, tool, 10 ** 9) if f in rec["options"] and v and v != val]
+        over = (" (the %s=%s the script or the command line shows is not what %s used)" % (opt, _clip(shown[0], 60),
+                                                                                       tool)) if shown else ""
+        why = "the value %s refused" % tool if val in words else "the %s %s refused" % (opt, tool)
+        return ("unset %s (line %d sets it to %s, %s): %s reads it as %s (%s, INPUT ENVIRONMENT "
+                "VARIABLES: \u201c%s\u201d), and %s%s; or give %s on the command line" % (
+                    var, h.line, _clip(val, 60), why, tool, opt, t.get("man", tool), _clip(rec.get("first", ""), 80),
+                    _ENV_OVER.get(tool, "command line options override environment variables"), over, opt))
+    return None
+
+
 def advise(scan, hit, tool):
     """The fix lines for one refusal line (its Hit) of ``tool``: [(line, named)] (named: the message names it)."""
     msg = hit.groups.get("msg") or ""
@@ -383,6 +425,9 @@ def advise(scan, hit, tool):
         line = env_line(tool, var)
         if line:
             out.append((line, True))
+    line = env_value_line(scan, tool, msg)
+    if line:
+        out.append((line, "first"))  # (the text shows where the refused value came from: the cause, first)
     named = named_options(msg)
     for form in named[:2]:
         got = option(tool, form)
@@ -611,5 +656,5 @@ def fill(scan, findings):
                 continue
             # the option the message names: its documentation is the next thing to do after the cause's own first
             # fix; one the message only names as a word: after the cause's fixes
-            fixes.insert(min(1 + added, len(fixes)) if named else len(fixes), line)
+            fixes.insert(0 if named == "first" else min(1 + added, len(fixes)) if named else len(fixes), line)
             added += 1
