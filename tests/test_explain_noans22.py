@@ -321,3 +321,19 @@ def test_a_numpy_cython_raise_is_no_user_code(kb):
     f = r["findings"][0]
     assert r["verdict"] != "root_cause" and "numpy" in " ".join(f["notes"])
     assert "your script at numpy" not in " ".join(f["notes"])
+
+
+# ---------------------------------------- pyanswer._jax_filtered: JAX removed its frames, so JAX raised, not the user
+
+def test_jax_filtered_traceback_is_jax_raising(kb):
+    # P30 (planted on H100s): jit called with arguments on two devices; JAX's note after the exception says it removed
+    # its internal frames (jax/_src/traceback_util.py); it was 'raised by your script' (code.exception, root_cause)
+    r = _res(seen_text("p30-jax_jit_args_on_two_devices"), kb)
+    f = r["findings"][0]
+    assert f["id"] == "jax.usage" and "JAX_TRACEBACK_FILTERING=off" in " ".join(f["notes"])
+
+
+def test_a_user_raise_without_jax_note_stays_the_user(kb):
+    text = ('Traceback (most recent call last):\n  File "/home/me/train.py", line 11, in <module>\n'
+            '    raise ValueError("bad batch")\nValueError: bad batch\n')
+    assert _res(text, kb)["findings"][0]["id"] == "code.exception"

@@ -68,6 +68,9 @@ PATTERNS = {
                                ["unknownoption", "unrecognizedoption", "invalidoption", "illegaloption",
                                 "unknownargument", "unrecognizedargument", "invalidargument", "unknownflag"])],
     "_struct_ex_usage": [(r"^\s{0,4}[Uu]sage: (?P<prog>[\w./-]{1,200})", ["usage:"])],
+    # (noans22) JAX's note on an exception whose JAX-internal frames it removed (jax/_src/traceback_util.py,
+    # _simplified_tb_msg, added to the exception as a PEP 678 note: printed right after its exception line)
+    "_struct_ex_jaxfiltered": [(r"JAX has removed its internal frames from the traceback", ["jaxhasremovedits"])],
     # systemd's job result for a unit that did start (src/core/job.c: 'Started %s.'): a start that failed before it was
     # retried and went through (Restart=on-failure) is not what stopped anything
     "_struct_ex_started": [(r"\bStarted (?P<prog>NVIDIA [Ff]abric ?[Mm]anager|nvidia-fabricmanager|"

@@ -260,6 +260,13 @@ def _interrupted(scan, kb):
     return f
 
 
+def _jax_filtered(scan, tb):
+    """Whether JAX's 'removed its internal frames' note follows this traceback's exception line (within the message
+    lines after it, before another traceback's)."""
+    end = tb.get("line") or 0
+    return any(0 < h.line - end <= 8 for h in scan.matches.get("_struct_ex_jaxfiltered", []))
+
+
 def _traceback_finding(scan, kb, tb):
     by = kb.by_id
     chain = _chain_after(scan, tb)
@@ -395,6 +402,15 @@ def _traceback_finding(scan, kb, tb):
             fixes[at:at] = up
             if note:
                 f["notes"].append(note)
+    elif f is None and kind == "user" and "jax.usage" in by and _jax_filtered(scan, tb):
+        # (noans22) JAX removed its own frames from this traceback (its note after the exception line): the innermost
+        # frame left is the user's call into JAX, and JAX raised inside it (jax/_src/traceback_util.py)
+        f = _structural_finding(by["jax.usage"], hit, "%s raised inside JAX, whose frames JAX removed from the "
+                                "traceback, when %s called it" % (tb["exc"], at), scan)
+        f["notes"].append("JAX's note after the exception says it removed its internal frames: %s was raised inside "
+                          "JAX, called from your %s (%s). Rerun with JAX_TRACEBACK_FILTERING=off to see the JAX "
+                          "function that raised it; the message names the argument, sharding or device it refused."
+                          % (tb["exc"], at, what))
     elif f is None:
         sure = "medium" if kind == "user" and not torch_in and (tb["exc"].rsplit(".", 1)[-1] in _PLAIN_EXC or
                                                                  tb["exc"] in _PLAIN_EXC) else "low"
