@@ -341,3 +341,58 @@ def test_the_scripts_own_directory_from_dirname_and_cd_pwd(tmp_path, sbatch):
     else:  # under sbatch, $0 is slurmd's copy of the script (its spool directory): what depends on it is unknown
         mine = known(la.argv)
         assert mine[:7] == real[:7] and mine[7:] == [None, "--name", None, "--top", None]
+
+
+# deepspeedai/DeepSpeedExamples applications/DeepSpeed-VisualChat/training/training_scripts/run_7b.sh lines 17-30
+# (round 2's fix part: the output directory was an unknown), and stas00/ml-engineering
+# insights/when-to-upgrade-gpus/install.sh line 80 (`${id//\//--}`, round 3's fix22 part)
+# https://github.com/deepspeedai/DeepSpeedExamples/blob/45b4b7156c8794a3452a5a7d03dbd8d797068569/applications/DeepSpeed-VisualChat/training/training_scripts/run_7b.sh
+# https://github.com/stas00/ml-engineering/blob/744d01e18b79512572f64a6bbd8b5f4a725203a7/insights/when-to-upgrade-gpus/install.sh
+VISUALCHAT = '''EPOCH=6
+lr=1e-3
+DATA="llava llava_dial otter_mimicit_cgd otter_mimicit_sd otter_mimicit_sn otter_mimicit_tvc otter_mimicit_vst llava_otter_blend sparkles_dialogue"
+DATA_SAMPLE="all"
+IMAGE_PER_SAMPLE="3 2 1 1 1 1 1 1 1"
+
+DATA_CONCATE="${DATA// /_}"
+DATA_SAMPLE_CONCATE="${DATA_SAMPLE// /_}"
+IMAGE_CONCATE="${IMAGE_PER_SAMPLE// /_}"
+
+OUTPUT_Base=./output/
+
+OUTPUT_Dir=Epoch${EPOCH}_LR${lr}_data_${DATA_CONCATE}_${DATA_SAMPLE_CONCATE}_${IMAGE_CONCATE}
+
+OUTPUT=${OUTPUT_Base}${OUTPUT_Dir}
+id=meta-llama/Llama-2-7b-hf
+MODEL=facebook/opt-1.3b
+deepspeed main.py --output_dir $OUTPUT --hub "models--${id//\\//--}" --log "${MODEL##*/}" ${HF_TOKEN//x/y}
+'''
+
+
+def test_pattern_expansions_of_known_values_are_computed_as_bash_does(tmp_path):
+    p = write(tmp_path, "run_7b.sh", "HF_TOKEN=hf_xsecretx\n" + VISUALCHAT)
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p)
+    assert real[3] == ("./output/Epoch6_LR1e-3_data_llava_llava_dial_otter_mimicit_cgd_otter_mimicit_sd_otter_mimicit_sn_"
+                       "otter_mimicit_tvc_otter_mimicit_vst_llava_otter_blend_sparkles_dialogue_all_3_2_1_1_1_1_1_1_1")
+    assert real[4:8] == ["--hub", "models--meta-llama--Llama-2-7b-hf", "--log", "opt-1.3b"]
+    mine = known(la.argv)
+    assert mine[:8] == real[:8]
+    assert mine[8:] == [None] and "secret" not in la.shown  # a part of a secret-looking value is never shown
+
+
+PATTERN_VALUES = ["abc", "a b  c", "meta-llama/Llama-2-7b-hf", "/a/b/c.tar.gz", "xx:yy:zz", "", "aaa", "x/y/"]
+PATTERN_OPS = ["#*/", "##*/", "%/*", "%%/*", "#a", "##a*", "%.*", "%%.*", "// /_", "/ /_", "//a/X", "/#a/X", "/%c/X",
+               "//\\\\//--", "//*/r", "/*/r", "//?/r", "//[ab]/", "//[!a]/Q", "%%[[:space:]]*", "#[[:space:]]", "^^", ",,",
+               "^", ",", "//'a b'/Z", "#*:", "##*:", "%:*", "%%:*", "//x/", "/#/X", "/%/X", "//:/ ", "//.//"]
+
+
+@pytest.mark.parametrize("value", PATTERN_VALUES)
+def test_pattern_expansions_match_bash(tmp_path, value):
+    # every op on one value in one script: "${V<op>}" as a torchrun argument, bash's argv against the plan's
+    lines = "".join('"${V%s}" ' % op for op in PATTERN_OPS)
+    p = write(tmp_path, "pat.sh", "V='%s'\ntorchrun --nproc_per_node 2 t.py %s\n" % (value, lines))
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p)
+    assert len(real) == 4 + len(PATTERN_OPS)
+    assert la.argv == real

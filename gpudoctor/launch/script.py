@@ -171,6 +171,36 @@ def _secret_part(name, value):
     return up
 
 
+def _glob_ends(toks, value):
+    """f(b): a bit set of the ends e such that the pattern tokens (Reader._glob) match value[b:e] whole. One pass of
+    bit operations per token (a star: every end from the first reached on; a character: the reached ends whose
+    character passes, moved on by one), so a pattern of many stars costs no more than its length."""
+    n, full = len(value), (1 << (len(value) + 1)) - 1
+    masks = []
+    for t in toks:
+        if t == "*":
+            masks.append(None)
+            continue
+        mask = 0
+        for j, ch in enumerate(value):
+            if t is None or (t == ch if isinstance(t, str) else t.fullmatch(ch)):
+                mask |= 1 << j
+        masks.append(mask)
+
+    def ends(b):
+        reach = 1 << b
+        for mask in masks:
+            if not reach:
+                return 0
+            if mask is None:
+                reach = full & ~((reach & -reach) - 1)
+            else:
+                reach = (reach & mask) << 1 & full
+        return reach
+
+    return ends
+
+
 def _launcher_argv(l):
     """(the NAME=value words in front of the launcher, the launcher's own argv) of a launch line as
     the JSON writes it: `CUDA_VISIBLE_DEVICES=0,1 accelerate launch ...` and `env N=v torchrun ...`
@@ -868,6 +898,146 @@ class Reader:
         # bash expands an unset one to nothing; the plan says it is needed instead
         return self.unknown("$%d" % k, "argument %d of the script, not given here" % k)
 
+    def _glob(self, raw):
+        """The tokens of a bash pattern word (bash(1) Pattern Matching): "*", or a one-character test (a str: that
+        character; None: any; a compiled [...] class, [:class:] read); a quoted or escaped character is literal, an
+        unquoted expansion's text is a pattern too. None where it holds a value known only at run time or a construct
+        not read here (extglob). Matched by _glob_ends, bit sets over the value: no regex, no backtracking."""
+        out, i, n = [], 0, len(raw)
+        while i < n:
+            c = raw[i]
+            if c == "\\" and i + 1 < n:
+                out.append(raw[i + 1])
+                i += 2
+            elif c == "'":
+                j = raw.find("'", i + 1)
+                j = n if j < 0 else j
+                out.extend(raw[i + 1:j])
+                i = j + 1
+            elif c == '"':
+                j = _skip_dq(raw, i + 1)
+                text = self.resolve(self._dq(raw[i + 1:j - 1]))
+                if MARK in text:
+                    return None
+                out.extend(text)
+                i = j
+            elif c in "$`":
+                text, i, _arr = self._dollar(raw, i, quoted=False)
+                text = self.resolve(text)
+                if MARK in text:
+                    return None
+                sub = self._glob(re.sub(r"""([\\'"])""", r"\\\1", text))  # its text is a pattern, quotes literal
+                if sub is None:
+                    return None
+                out.extend(sub)
+            elif c in "@+!*?" and raw[i + 1:i + 2] == "(":
+                return None  # extglob's @(...) etc.: not read
+            elif c == "*":
+                if not out or out[-1] != "*":
+                    out.append("*")
+                i += 1
+            elif c == "?":
+                out.append(None)
+                i += 1
+            elif c == "[":
+                m = re.match(r"\[(!|\^)?(\]?(?:\[:[a-z]+:\]|[^\]])*)\]", raw[i:])
+                if not m:
+                    out.append(c)
+                    i += 1
+                    continue
+                classes = {"alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z",
+                           "space": " \\t\\n\\r\\f\\v", "blank": " \\t", "xdigit": "0-9A-Fa-f",
+                           "punct": re.escape(r"""!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~""")}
+                body, k, parts = m.group(2), 0, []
+                while k < len(body):
+                    cm = re.match(r"\[:([a-z]+):\]", body[k:])
+                    if cm:
+                        if cm.group(1) not in classes:
+                            return None
+                        parts.append(classes[cm.group(1)])
+                        k += cm.end()
+                    elif body[k] == "-" and 0 < k < len(body) - 1:
+                        parts.append("-")
+                        k += 1
+                    else:
+                        parts.append(re.escape(body[k]))
+                        k += 1
+                out.append(re.compile("[%s%s]" % ("^" if m.group(1) else "", "".join(parts))))
+                i += m.end()
+            else:
+                out.append(c)
+                i += 1
+        return out
+
+    def _pattern_op(self, name, value, rest):
+        """${X#p} ${X##p} ${X%p} ${X%%p} ${X/p/r} ${X//p/r} ${X/#p/r} ${X/%p/r} ${X^^} ${X,,} ${X^} ${X,} of a known,
+        not secret value, as bash(1) Parameter Expansion computes them; None: not read (the caller's unknown). A
+        replacement holding an unquoted & is left: bash 5.2's patsub_replacement puts the match there, older bash
+        an &."""
+        if value is None or not isinstance(value, str) or self.marks(value) or len(value) > 1024 or \
+                name in ("@", "*"):  # bounded: _glob_ends tests each character of the value once a token
+            return None
+        if value in self.secrets or any(w in _secret_part(name, value) for w in ENV_SECRET_WORDS):
+            return None  # a part of a secret-looking value is never shown (docs/security.md 36.)
+        case = {"^^": str.upper, ",,": str.lower}
+        if rest in case:
+            return case[rest](value)
+        if rest in ("^", ","):
+            return (value[:1].upper() if rest == "^" else value[:1].lower()) + value[1:]
+        n = len(value)
+        m = re.match(r"^(##|#|%%|%)(.*)$", rest, re.S)
+        if m:
+            toks = self._glob(m.group(2))
+            if toks is None or len(toks) > 128:
+                return None
+            ends = _glob_ends(toks, value)
+            if m.group(1).startswith("#"):
+                e = ends(0)
+                if not e:
+                    return value
+                return value[(e.bit_length() - 1) if m.group(1) == "##" else (e & -e).bit_length() - 1:]
+            for b in (range(0, n + 1) if m.group(1) == "%%" else range(n, -1, -1)):
+                if ends(b) >> n & 1:
+                    return value[:b]
+            return value
+        m = re.match(r"^/([/#%]?)((?:\\.|[^/\\])*)(?:/(.*))?$", rest, re.S)
+        if not m:
+            return None
+        kind, toks = m.group(1), self._glob(m.group(2))
+        repl_raw = m.group(3) or ""
+        if toks is None or len(toks) > 128 or re.search(r"(^|[^\\])&", repl_raw.replace("'&'", "").replace('"&"', "")):
+            return None
+        repl = self.resolve(" ".join(self.expand(repl_raw, split=False))) if repl_raw else ""
+        if MARK in repl:
+            return None
+        if not toks:  # an empty pattern: /# and /% put the replacement at the start or the end
+            return repl + value if kind == "#" else value + repl if kind == "%" else value
+        ends, out, b = _glob_ends(toks, value), [], 0
+        while b <= n:
+            if kind == "#" and b > 0 or b == n and n > 0 and kind in ("/", ""):
+                out.append(value[b:])
+                break  # /#: at the start only; at the end of a non-empty value nothing is left to replace
+            e = ends(b)
+            if kind == "%":
+                e &= 1 << n
+            if not e:
+                if kind == "#":
+                    out.append(value)
+                    break
+                out.append(value[b:b + 1])
+                b += 1
+                continue
+            e = e.bit_length() - 1  # the longest match from b
+            out.append(repl)
+            if e == b:  # an empty match: bash moves on one character
+                out.append(value[b:b + 1])
+                e = b + 1
+            if kind != "/":
+                out.append(value[e:])
+                return "".join(out)
+            b = e
+        return "".join(out)
+
     def _op_word(self, word, quoted):
         """The word of ${VAR:-word} (and :=, :+, ...) as bash gives it: expanded, then its
         quotes removed (bash(1) Parameter Expansion: the word undergoes tilde, parameter,
@@ -981,6 +1151,9 @@ class Reader:
             return (part[:int(ln)] if ln is not None else part), None
         op = re.match(r"^(:?[-=+?])(.*)$", rest, re.S)
         if rest and not op:
+            done = self._pattern_op(name, value, rest)
+            if done is not None:
+                return done, None
             return self.unknown("${%s}" % body, "an expansion gpudoctor does not read (pattern or substring)"), None
         if value is None and not (name.isdigit() or name in ("@", "*")):
             here = self.here(name)
