@@ -123,3 +123,21 @@ def test_a_node_name_with_odd_characters_is_refused_naming_the_character(where, 
     p = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=60)
     assert p.returncode == 2 and p.stdout == "", (p.returncode, p.stdout, p.stderr)
     assert len(p.stderr.strip().splitlines()) == 1 and shown in p.stderr, p.stderr
+
+
+def test_a_node_a_reservation_holds_is_busy_with_what_slurm_said_of_the_job(ms):
+    """A maintenance reservation of sn2 for another user: gpudoctor's job waits for sn2. The
+    node was busy with 'running jobs hold the node's CPUs or memory' (none did) and
+    `squeue -w sn2` (empty); now srun's own line and the job's Reason say it is reserved."""
+    ms.run("scontrol", "create", "reservation", "reservationname=gd22pm", "starttime=now", "duration=10",
+           "nodes=sn2", "users=nobody", "flags=maint,ignore_jobs", check=True)
+    try:
+        rc, nodes, err, took = check(ms, "sn[1-2]")
+        rc1, nodes1, err1, _ = check(ms, "sn2")
+    finally:
+        ms.run("scontrol", "delete", "reservationname=gd22pm", check=True)
+    for got in (nodes["sn2"], nodes1["sn2"]):
+        assert got["error_kind"] == "node-busy", (nodes, nodes1, err, err1)
+        assert "Required node not available (down, drained or reserved)" in got["error"], got
+        assert "Reason=ReqNodeNotAvail" in got["error"] and "scontrol show reservation" in got["error"], got
+    assert nodes["sn1"]["reachable"] and rc == 1 and rc1 == 1, (nodes, err)

@@ -85,7 +85,8 @@ HINTS = {
     "slurmd": "slurmd does not serve the node, though slurmctld has not noticed yet: not running (its port refused "
               "the connection), or alive but starting no task (stopped, stuck in the kernel): systemctl status "
               "slurmd there, and its log",
-    "node-busy": "running jobs hold the node's CPUs or memory (or a limit keeps a new job queued), and a job "
+    "node-busy": "running jobs hold the node's CPUs or memory (or a reservation holds the node, or a limit keeps a "
+                 "new job queued: `scontrol show reservation`), and a job "
                  "gpudoctor starts outside an allocation would "
                  "wait for them: run gpudoctor inside the job that holds it (`squeue -w NODE` names it; srun "
                  "--jobid=JOBID --overlap gpudoctor check, or watch: one run over that job's nodes), or over ssh "

@@ -175,7 +175,7 @@ _ABORTED = re.compile(r"srun: Job step aborted|\*\*\* (?:STEP|JOB) \S+ ON \S+ CA
 _SIGNALLED = ("Terminated", "Killed", "Hangup", "Interrupt")
 # srun's words for a job Slurm cannot start now (seen on 22.05: "srun: job 86 queued and waiting
 # for resources"; "srun: job 86 has been allocated resources" follows once it starts)
-_QUEUED = re.compile(r"srun: job \d+ queued and waiting for resources")
+_QUEUED = re.compile(r"srun: job (\d+) queued and waiting for resources")
 _ALLOCATED = re.compile(r"srun: job \d+ has been allocated resources")
 
 
@@ -432,11 +432,13 @@ class SrunTransport(Transport):
         stall = min(max(3.0, self.timeout / 4), 20.0) if live else None
         self._kept = {}
         self._queued = False
+        self._why_queued = {}  # {node: what srun and slurmctld said of its queued job}
         got = self._run(live, payload, stall_after=stall, queued_only=len(live) == 1) if live else []
         if got is None:  # only the nodes that never announced a task are suspects
             silent = [h for h in live if h.name in self._silent]
             if len(live) == 1 and self._queued:
                 ok, hung, queued = [], [], silent
+                self._why_queued = dict((h.name, self._queued_words(self._queued)) for h in silent)
             else:
                 ok, hung, queued = self._isolate(silent, min(5.0, max(1.0, (self.timeout - (time.time() - t0)) / 3)))
             ok = [h for h in live if h.name not in self._silent and h.name not in self._kept] + ok
@@ -453,8 +455,10 @@ class SrunTransport(Transport):
                          "stopped, or stuck in the kernel); it held the step of every node, so the others were "
                          "gathered without it" % (time.time() - t0), error_kind="slurmd") for h in hung]
             got += [Node(host=h.name, error="Slurm did not start gpudoctor's job there within %.0fs (srun: job queued "
-                         "and waiting for resources): running jobs hold the node's CPUs or memory, or a limit keeps "
-                         "the job waiting; `squeue -w %s` names the jobs" % (time.time() - t0, h.name),
+                         "and waiting for resources%s): running jobs hold the node's CPUs or memory, a reservation "
+                         "holds the node, or a limit keeps the job waiting; `squeue -w %s` names the jobs, `scontrol "
+                         "show reservation` the reservations" % (
+                             time.time() - t0, self._why_queued.get(h.name, ""), h.name),
                          error_kind="node-busy") for h in queued]
         done = dict((n.host, n) for n in got)
         done.update(known)
@@ -469,6 +473,7 @@ class SrunTransport(Transport):
 
         if not hosts:
             return [], [], []
+        self.__dict__.setdefault("_why_queued", {})
 
         def one(h):
             # no --quiet: srun's "queued and waiting for resources" is one of its informational lines
@@ -489,7 +494,11 @@ class SrunTransport(Transport):
                     _, err = p.communicate(timeout=1.0)
                 except (subprocess.TimeoutExpired, OSError, ValueError):
                     err = b""
-                return "queued" if _QUEUED.search((err or b"")[:MAX_STDERR].decode("utf-8", "replace")) else "hung"
+                said = (err or b"")[:MAX_STDERR].decode("utf-8", "replace").splitlines()[:50]
+                if any(_QUEUED.search(l) for l in said):
+                    self._why_queued[h.name] = self._queued_words(said)
+                    return "queued"
+                return "hung"
 
         with ThreadPoolExecutor(max_workers=min(32, len(hosts))) as pool:
             answered = list(pool.map(one, hosts))
@@ -764,7 +773,7 @@ class SrunTransport(Transport):
                         queued_only and not self._queued_now(srun_lines, lock)):
                     end_feed()
                     with lock:
-                        self._queued = any(_QUEUED.search(l) for l in srun_lines)
+                        self._queued = [l for l in srun_lines] if any(_QUEUED.search(l) for l in srun_lines) else False
                         self._silent = set(names) - set(t.node for t in tasks.values())
                         # the nodes whose task is over keep their answer (those that ran from
                         # the step's environment): only the others run again
@@ -805,6 +814,30 @@ class SrunTransport(Transport):
                     host=h, error="srun ran no task there: %s" % _last(srun_lines, proc.returncode), error_kind="slurm")
             out.append(node)
         return out
+
+    @staticmethod
+    def _queued_words(lines):
+        """'; ' and what srun and slurmctld said of a job srun left queued (its job is over by now):
+        srun's own line before 'queued' ("Required node not available (down, drained or
+        reserved)", for a node a reservation holds) and the job's Reason from `scontrol show job`
+        ("ReqNodeNotAvail,_May_be_reserved_for_other_job"; slurmctld keeps it after the job was
+        cancelled: 22.05 here); "" when neither says more. Bounded: 3 s, 300 characters."""
+        said = [l[6:].strip()[:160] for l in lines if l.startswith("srun: ") and not _QUEUED.search(l)
+                and not re.search(r"revoked|Force Terminated|has been allocated|error:", l)][:2]
+        job = next((m.group(1) for m in map(_QUEUED.search, lines) if m), None)
+        scontrol = shutil.which("scontrol")
+        if job and scontrol:
+            try:
+                p = subprocess.run([scontrol, "show", "job", "-o", job], stdin=subprocess.DEVNULL,
+                                   capture_output=True, timeout=3)
+                m = re.search(rb"\bReason=(\S{1,120})", p.stdout[:MAX_OUTPUT])
+                if m and m.group(1) not in (b"None", b"(null)"):
+                    said.append("Reason=" + m.group(1).decode("utf-8", "replace"))
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        text = "; ".join(said)
+        text = "".join(c if c.isprintable() else "?" for c in text[:300])
+        return ("; " + text) if text else ""
 
     @staticmethod
     def _queued_now(srun_lines, lock):
