@@ -578,3 +578,24 @@ def test_a_log_stopped_before_its_first_byte_is_not_called_empty(tmp_path, capsy
     rc, out, _ = _run(capsys, "explain", "--timeout", "0.000001", str(log))
     assert "STOPPED EARLY" in out and rc == 1
     assert "is empty" not in out
+
+
+def test_a_hostfile_of_localhost_alone_is_checked_here(tmp_path, capsys):
+    """DeepSpeed's single-node hostfile is `localhost slots=8`, and DeepSpeed runs it on this machine without ssh
+    (runner.py main: one host, no multi-node exec). `check --hosts` of it ssh'd to localhost and reported the node
+    'could not be checked (refused)' where no sshd listens. It is checked here, as `check` alone is, and said so;
+    --via ssh still goes over ssh."""
+    import json
+
+    hf = tmp_path / "hostfile"
+    hf.write_text("localhost slots=8\n")
+    rc, out, err = _run(capsys, "check", "--hosts", str(hf), "--select", "shm", "--json")
+    doc = json.loads(out)
+    assert err == "gpudoctor: localhost names only this machine: checked here, without ssh (as DeepSpeed runs it)\n"
+    assert [n["reachable"] for n in doc["nodes"]] == [True] and doc["summary"]["nodes_unreachable"] == 0
+    from gpudoctor.commands.common import this_machine_only
+    from gpudoctor.inventory import Host
+
+    assert this_machine_only([Host(name="localhost")], "ssh") == [Host(name="localhost")]
+    assert len(this_machine_only([Host(name="localhost"), Host(name="gpu2")])) == 2
+    assert this_machine_only([Host(name="localhost", source="$SLURM_JOB_NODELIST")]) != []

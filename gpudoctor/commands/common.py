@@ -52,6 +52,21 @@ def add_inventory(p):
                    help="refuse node lists longer than N (default 10000)")
 
 
+LOOPBACK_NAMES = ("localhost",)  # DeepSpeed's single-node hostfile; an address (127.0.0.1) stays a node to ssh to
+
+
+def this_machine_only(hosts, via=None):
+    """A hostfile that names only this machine (DeepSpeed's single-node `localhost slots=8`): [] (checked here,
+    in process, as `check` alone does), said on stderr; DeepSpeed runs such a hostfile on this machine without ssh
+    (runner.py main: one host -> no multi-node exec). It was gathered over ssh to localhost, 'refused' where no sshd
+    listens (userwalk22). --via ssh/srun keeps the hosts."""
+    if hosts and via is None and all(h.name in LOOPBACK_NAMES and h.source != "$SLURM_JOB_NODELIST" for h in hosts):
+        print("gpudoctor: %s names only this machine: checked here, without ssh (as DeepSpeed runs it)"
+              % ",".join(sorted({h.name for h in hosts})), file=sys.stderr)
+        return []
+    return hosts
+
+
 _WATCH_ONLY = frozenset(("schema", "node", "collector", "collected_at", "watch"))  # a watch --save file's keys
 
 
@@ -105,6 +120,7 @@ def gather_nodes(args, cfg, progress=True):
     hosts = [] if getattr(args, "local", False) else inventory.resolve(
         hosts_file=getattr(args, "hosts", None), nodeset=getattr(args, "nodes", None),
         max_nodes=getattr(args, "max_nodes", None))
+    hosts = this_machine_only(hosts, getattr(args, "via", None))
     via = transport.choose(getattr(args, "via", None), hosts)
     settings = {"jobs": getattr(args, "jobs", None), "timeout": cfg.timeout, "progress": progress,
                 "ssh_config": getattr(args, "ssh_config", None), "host_key_policy": getattr(args, "host_key_policy", None),

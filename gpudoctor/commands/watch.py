@@ -81,6 +81,9 @@ def gather(args, cfg):
         return nodes
     hosts = [] if args.local else inventory.resolve(hosts_file=args.hosts, nodeset=args.nodes,
                                                     max_nodes=args.max_nodes)
+    from gpudoctor.commands.common import this_machine_only
+
+    hosts = this_machine_only(hosts, args.via)
     via = transport.choose(args.via, hosts)
     import secrets
 
