@@ -396,3 +396,34 @@ def test_pattern_expansions_match_bash(tmp_path, value):
     (real,) = bash_argv(tmp_path, p)
     assert len(real) == 4 + len(PATTERN_OPS)
     assert la.argv == real
+
+
+# microsoft/Megatron-DeepSpeed examples/curriculum_learning/pretrain_gpt_cl.sh lines 6-17 (round 3's fix22 part):
+# bash's integer constants have no `_`: $(($LR_DECAY_SAMPLES*$SEQLEN)) fails ("value too great for base") and
+# LR_DECAY_TOKENS stays unset; the plan said "arithmetic on a value known at run time"
+# https://github.com/microsoft/Megatron-DeepSpeed/blob/f4157bea69f3df8c6cb66f2ebcda66ba03d1288e/examples/curriculum_learning/pretrain_gpt_cl.sh
+CL_ARITH = '''TARGET_GLOBAL_BATCH_SIZE=512
+TRAIN_SAMPLES=146_484_375
+LR=1.0e-4
+MIN_LR=1.0e-5
+LR_DECAY_SAMPLES=126_953_125
+LR_WARMUP_SAMPLES=183_105
+SEQLEN=1024
+TRAIN_TOKENS=10_000_000_000
+LR_DECAY_TOKENS=$(($LR_DECAY_SAMPLES*$SEQLEN))
+deepspeed ../../pretrain_gpt.py --lr-decay-tokens ${LR_DECAY_TOKENS} --lr-warmup-samples ${LR_WARMUP_SAMPLES} \\
+    --a $((010+1)) --b $((0x1F)) --c $((2#101)) --d $((10#08)) --e $((36#z)) --f $((-7/2))
+'''
+
+
+def test_bash_integer_constants_and_their_errors(tmp_path):
+    p = write(tmp_path, "pretrain_gpt_cl.sh", CL_ARITH)
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p)
+    # bash: the failed assignment leaves LR_DECAY_TOKENS unset, so --lr-decay-tokens is followed by nothing
+    assert real == ["deepspeed", "../../pretrain_gpt.py", "--lr-decay-tokens", "--lr-warmup-samples", "183_105",
+                    "--a", "9", "--b", "31", "--c", "5", "--d", "8", "--e", "35", "--f", "-3"]
+    mine = known(la.argv)
+    assert mine[:3] == real[:3] and mine[3] is None and mine[4:] == real[3:]
+    (u,) = [u for u in la.unknown if "LR_DECAY_SAMPLES" in u.text]
+    assert "an error to bash" in u.why and "value too great for base" in u.why

@@ -1303,6 +1303,37 @@ class Reader:
             return "(%s)" % (v if not isinstance(v, list) else v[0] if v else "0")
 
         text = "".join(self._dq(expr))
+        if not self.marks(text):
+            # bash's integer constants (bash(1) ARITHMETIC EVALUATION): 0N octal, 0xN hex, BASE#N; anything else that
+            # starts with a digit (126_953_125, 08, 1e3) is an error: "value too great for base", the command fails
+            bad, unread = [], []
+
+            def number(m):
+                tok = m.group(0)
+                b = re.fullmatch(r"([0-9]+)#([0-9A-Za-z@_]+)", tok)
+                if b and 36 < int(b.group(1)[:3]) <= 64:
+                    unread.append(tok)  # bases up to 64 (digits, letters, @, _): not read here
+                    return "0"
+                try:
+                    if re.fullmatch(r"0[xX][0-9a-fA-F]+", tok):
+                        return "(%d)" % int(tok, 16)
+                    if re.fullmatch(r"0[0-7]*", tok):
+                        return "(%d)" % int(tok, 8) if len(tok) > 1 else "0"
+                    if re.fullmatch(r"[1-9][0-9]*", tok):
+                        return tok
+                    if b and 2 <= int(b.group(1)) <= 36:
+                        return "(%d)" % int(b.group(2), int(b.group(1)))
+                except ValueError:
+                    pass
+                bad.append(tok)
+                return "0"
+
+            text = re.sub(r"(?<![A-Za-z0-9_])[0-9][0-9A-Za-z_#@]*", number, text)
+            if unread:
+                return self.unknown("$((%s))" % expr.strip(), "arithmetic gpudoctor does not read")
+            if bad:
+                return self.unknown("$((%s))" % self.shown(expr).strip(), "an error to bash (%s: value too great for "
+                                    "base): the command fails, a variable it assigns stays as it was" % excerpt(bad[0], 30))
         text = re.sub(NAME, name_value, text)
         text = self.resolve(text)
         if self.marks(text):
