@@ -80,6 +80,7 @@ def table():
             _cond(v)
         rows.append(dict(r, keys=[k.lower() for k in r["keys"]], line_has=[x.lower() for x in r.get("line_has", [])]))
     rows.extend(_nccl_doc_rows({k for r in rows for k in r["keys"]}))
+    rows.extend(_nccl_source_rows({k for r in rows for k in r["keys"]}))
     rows.extend(_torch_switch_rows({k for r in rows for k in r["keys"]}))
     rows.extend(_runtime_switch_rows({k for r in rows for k in r["keys"]}))
     _table = rows
@@ -125,6 +126,42 @@ def _nccl_doc_rows(have):
                     "fix": "unset %s (NCCL's page: fine for experiments or to debug a problem, but should generally "
                            "not be set for production code)" % name,
                     "source": "%s#%s" % (NCCL_ENV_PAGE, name.lower().replace("_", "-"))})
+    return out
+
+
+# (fix22) a variable NCCL's source reads whose name says it names a place, a file, a log, an identity or a network
+# address (where to look, not how fast to go): never a cost of speed
+_NOT_A_COST = re.compile(r"DEBUG|DUMP|TRACE|_LOGS?$|_LOG_|PRINT|_FILE|_DIR|_PATH|PLUGIN|HOME|COMM_ID|HOSTID|IFNAME|"
+                         r"VERSION|_NAME|PROFILE|RAS_|_TC$|_SL$|GID|HCA|_ADDR|_PORT|_LIB$")
+
+
+def _nccl_source_rows(have):
+    """Rows made from gpudoctor/data/nccl_env.json for the variables NCCL's own source reads (ncclGetEnv /
+    NCCL_PARAM in src/, tools/gen_nccl_env.py at the commit its header names) that its environment page does not
+    document at all ('documented': false: NCCL_P2P_USE_CUDA_MEMCPY in src/transport/p2p.cc, NCCL_MAX_P2P_NCHANNELS
+    in src/graph/paths.cc): internal tuning knobs, outside every documented default. Set at all in a run the text
+    tells is slow, each is a low-sureness cause whose fix is to unset it and compare (fix22). Names of places, files,
+    logs, identities and addresses (_NOT_A_COST) are left out, and so is any variable a row above judges."""
+    from gpudoctor import data
+
+    try:
+        doc = data.load("nccl_env")
+    except (OSError, ValueError):
+        return []
+    at = (doc.get("nccl") or {}).get("version") or ""
+    out = []
+    for name, e in sorted((doc.get("names") or {}).items()):
+        if e.get("documented") is not False or "nccl" not in (e.get("read_by") or ()) or name.lower() in have or \
+                _NOT_A_COST.search(name):
+            continue
+        files = ", ".join(sorted(e.get("files") or ())[:2]) or "its source"
+        out.append({"id": "nccl_src_" + name.lower(), "keys": [name.lower()], "when": "any", "symptoms": ["slow"],
+                    "sure": "low", "entry": "nccl.env_slows", "line_has": [], "generated": True,
+                    "what": "%s is read by NCCL's source (%s, NCCL %s) but is not on NCCL's environment page: an "
+                            "internal tuning knob with no documented default, which NCCL otherwise sets itself from "
+                            "the topology" % (name, files, at),
+                    "fix": "unset %s and compare (NCCL documents no use of it)" % name,
+                    "source": "https://github.com/NVIDIA/nccl/blob/master/%s" % (sorted(e.get("files") or ["src"])[0])})
     return out
 
 

@@ -1,0 +1,55 @@
+"""A variable NCCL's source reads but its environment page does not document, set in a run told slow, is a cause
+(fix22, issue 18 "name the fix"): settings._nccl_source_rows over gpudoctor/data/nccl_env.json (tools/gen_nccl_env.py).
+
+Real text: the seen set P36's 'w_nccl_max_p2p_nchannels_1' (two H100s, NCCL 2.28.9: batched isend/irecv 14x slower
+with NCCL_MAX_P2P_NCHANNELS=1 on the launch line), read from bench/data/.
+"""
+
+import json
+import os
+
+import pytest
+
+import gpudoctor.checks  # noqa: F401
+from gpudoctor import explain
+from gpudoctor.explain import settings
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _case(name, cid):
+    with open(os.path.join(ROOT, "bench", "data", "explain_heldout_%s.jsonl" % name), encoding="utf-8") as f:
+        for line in f:
+            c = json.loads(line)
+            if c["id"] == cid:
+                return c["text"]
+    raise KeyError(cid)
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return explain.load_knowledge()
+
+
+def test_an_undocumented_variable_in_a_run_told_slow_is_the_cause(kb):
+    res = explain.explain_text(_case("2026-11-27p36", "p36-w_nccl_max_p2p_nchannels_1"), kb)
+    f = res["findings"][0]
+    assert f["id"] == "nccl.env_slows"
+    first = f["causes"][0]
+    assert first["text"].startswith("NCCL_MAX_P2P_NCHANNELS=1 (line 2, an environment setting): NCCL_MAX_P2P_NCHANNELS "
+                                    "is read by NCCL's source (src/graph/paths.cc, NCCL ")
+    assert first["fix"][0].startswith("unset NCCL_MAX_P2P_NCHANNELS")
+
+
+def test_the_same_setting_without_a_told_symptom_is_no_answer(kb):
+    # the launch line and NCCL's output alone (no told slowness): a setting is never a root by itself
+    text = "\n".join(_case("2026-11-27p36", "p36-w_nccl_max_p2p_nchannels_1").splitlines()[1:-1]) + "\n"
+    res = explain.explain_text(text, kb)
+    assert not any(f.get("role") == "root" for f in res["findings"])
+
+
+def test_which_variables_get_a_row():
+    ids = {r["id"] for r in settings.table()}
+    assert "nccl_src_nccl_p2p_use_cuda_memcpy" in ids and "nccl_src_nccl_max_p2p_nchannels" in ids
+    # places, files, logs, identities, addresses: never a cost of speed; a variable a hand-written row judges: that row
+    assert not {"nccl_src_nccl_comm_id", "nccl_src_nccl_graph_dump_file", "nccl_src_nccl_net_gdr_level"} & ids
