@@ -119,6 +119,11 @@ def test_the_arguments_after_a_run_time_shift_are_unknown_not_empty(tmp_path, br
 # surely runs ends the plan's reading; one in a branch decided at run time, a subshell or a pipeline does not
 @pytest.mark.parametrize("first,ends", [("exec %s x", True), ('A=1\n[ "$A" = 1 ] && exec %s x', True),
                                         ("( exec %s x )", False),
+                                        # the script's own output sent through tee: its shell goes on (b4094b6 ended
+                                        # the plan there, the usual first line of a training script)
+                                        ("exec > >(tee -a log.txt) 2>&1\n%s x", False),
+                                        ("exec 1> >(tee out.txt) 2> >(tee err.txt >&2)\n%s x", False),
+                                        ("exec {fd}>log\n%s x", False),
                                         ("exec >/dev/null 2>&1\n%s x", False)])
 def test_a_launch_line_after_exec_never_runs(tmp_path, first, ends):
     real, plan = _both(tmp_path, "%s\n%s y" % (first % LAUNCH, LAUNCH))

@@ -1377,7 +1377,7 @@ class Reader:
         finally:
             self.texts -= 1
 
-    def _ends_script(self, words, t):
+    def _ends_script(self, words, t, cmd=()):
         """Whether the command about to run is `exec CMD` (not exec's redirections alone) that ends the script for
         sure: in the script's own text (no function, sourced file or task's shell), not in a branch decided at run
         time or skipped, not in a subshell or pipeline element. (`exit` is not followed: a usage check
@@ -1386,6 +1386,11 @@ class Reader:
         while rest and rest[0] in ("then", "do", "else", "{", "!"):
             rest.pop(0)
         if len(rest) < 2 or rest[0] != "exec" or self.texts != 1 or self.depth or self.alone:
+            return False
+        # exec must be followed by the command itself: `exec > >(tee -a log) 2>&1` (a redirection first, its process
+        # substitution's words after it) and `exec {fd}>log` only redirect the script's own shell, which goes on
+        raw = [w for w in cmd if w not in ("then", "do", "else", "{", "!")]
+        if len(raw) < 2 or raw[1] is None or re.match(r"^\{\w+\}$", raw[1]):
             return False
         return not (self.cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens))
 
@@ -1503,7 +1508,7 @@ class Reader:
             try:
                 self.stdin = stdin if cmd and stdin is not None else None
                 self.out = (out[0], cmd[out[1]]) if out and out[1] < len(cmd) and cmd[out[1]] else None
-                ends = self._ends_script(words, t)
+                ends = self._ends_script(words, t, cmd)
                 self.command(words)
                 if ends:
                     # bash runs nothing after `exec CMD` (bash(1) SHELL BUILTIN COMMANDS: "replaces the shell"): a
