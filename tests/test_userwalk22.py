@@ -599,3 +599,18 @@ def test_a_hostfile_of_localhost_alone_is_checked_here(tmp_path, capsys):
     assert this_machine_only([Host(name="localhost")], "ssh") == [Host(name="localhost")]
     assert len(this_machine_only([Host(name="localhost"), Host(name="gpu2")])) == 2
     assert this_machine_only([Host(name="localhost", source="$SLURM_JOB_NODELIST")]) != []
+
+
+def test_probe_of_a_localhost_hostfile_runs_here(tmp_path):
+    """As check (7d831c6): `probe --hosts` of DeepSpeed's `localhost slots=8` probes this machine without ssh."""
+    import json
+    import subprocess
+    import sys
+
+    hf = tmp_path / "hostfile"
+    hf.write_text("localhost slots=8\n")
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "probe", "--json", "--hosts", str(hf), "--budget", "30"],
+                       capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    doc = json.loads(p.stdout)
+    assert p.stderr == "gpudoctor: localhost names only this machine: probed here, without ssh (as DeepSpeed runs it)\n"
+    assert doc["transport"] != "ssh" and [n["reachable"] for n in doc["nodes"]] == [True], doc["nodes"]

@@ -55,14 +55,14 @@ def add_inventory(p):
 LOOPBACK_NAMES = ("localhost",)  # DeepSpeed's single-node hostfile; an address (127.0.0.1) stays a node to ssh to
 
 
-def this_machine_only(hosts, via=None):
+def this_machine_only(hosts, via=None, done="checked"):
     """A hostfile that names only this machine (DeepSpeed's single-node `localhost slots=8`): [] (checked here,
     in process, as `check` alone does), said on stderr; DeepSpeed runs such a hostfile on this machine without ssh
     (runner.py main: one host -> no multi-node exec). It was gathered over ssh to localhost, 'refused' where no sshd
     listens (userwalk22). --via ssh/srun keeps the hosts."""
     if hosts and via is None and all(h.name in LOOPBACK_NAMES and h.source != "$SLURM_JOB_NODELIST" for h in hosts):
-        print("gpudoctor: %s names only this machine: checked here, without ssh (as DeepSpeed runs it)"
-              % ",".join(sorted({h.name for h in hosts})), file=sys.stderr)
+        print("gpudoctor: %s names only this machine: %s here, without ssh (as DeepSpeed runs it)"
+              % (",".join(sorted({h.name for h in hosts})), done), file=sys.stderr)
         return []
     return hosts
 

@@ -148,6 +148,11 @@ def probe_nodes(args, opts, hosts=None, facts=None):
 
         hosts = None if getattr(args, "local", False) else inventory.resolve(hosts_file=args.hosts,
                                                                             nodeset=args.nodes)
+        if hosts:  # DeepSpeed's single-node `localhost slots=8`: probed here, as check runs it (7d831c6)
+            from gpudoctor.commands.common import this_machine_only
+
+            via = getattr(args, "via", None)
+            hosts = this_machine_only(hosts, via if via in ("ssh", "srun") else None, "probed") or None
     if hosts:
         from gpudoctor.transport import choose
 
