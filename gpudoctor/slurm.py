@@ -133,9 +133,31 @@ def short_reason(report):
     return text if len(text) <= REASON_MAX else text[: REASON_MAX - 3].rstrip() + "..."
 
 
+# One Slurm node name: what `scontrol update nodename=` acts on must be this node alone. scontrol
+# reads a list or a range there ('sn1,sn3', 'sn[3-4]'), and a leading '-' is one of its options
+# (`scontrol show node -o -a`). A machine whose hostname was 'sn1,sn3' (the kernel takes any
+# bytes: /proc/sys/kernel/hostname) drained sn1 and sn3 with `slurm-health` run outside slurmd,
+# and 'sn[3-4]' drained sn3 and sn4 (a real 4-node Slurm 22.05, slurm22). The host-name rule of
+# inventory.py without user@ or addresses: Slurm's NodeName is a name.
+_NODE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,252}\Z")
+
+
 def node_name(explicit=None):
-    """--node, else $SLURMD_NODENAME (set for Prolog and HealthCheckProgram), else the short hostname."""
-    return explicit or os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0]
+    """--node, else $SLURMD_NODENAME (set for Prolog and HealthCheckProgram), else the short hostname;
+    InputError (exit 2: the hooks let the job run and log it) when that is not one node name."""
+    if explicit:
+        name, where = explicit, "--node"
+    elif os.environ.get("SLURMD_NODENAME"):
+        name, where = os.environ["SLURMD_NODENAME"], "$SLURMD_NODENAME"
+    else:
+        name, where = socket.gethostname().split(".")[0], "this machine's hostname"
+    if not _NODE_NAME.match(name):
+        from gpudoctor.errors import InputError, host_excerpt
+
+        raise InputError("%s: %s is not one Slurm node name (letters, digits, '-', '.', '_', never starting with "
+                         "'-'; no list or range: slurm-health drains or resumes this node alone)%s" % (
+                             where, host_excerpt(name), "" if explicit else "; pass --node NAME"))
+    return name
 
 
 def scontrol(args, timeout=15):

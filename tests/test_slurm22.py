@@ -141,3 +141,31 @@ def test_a_node_a_reservation_holds_is_busy_with_what_slurm_said_of_the_job(ms):
         assert "Required node not available (down, drained or reserved)" in got["error"], got
         assert "Reason=ReqNodeNotAvail" in got["error"] and "scontrol show reservation" in got["error"], got
     assert nodes["sn1"]["reachable"] and rc == 1 and rc1 == 1, (nodes, err)
+
+
+@pytest.mark.parametrize("how,value", [("hostname", "sn1,sn3"), ("hostname", "sn[3-4]"), ("hostname", "-a"),
+                                       ("--node", "sn1,sn3"), ("SLURMD_NODENAME", "sn[1-2]")])
+def test_slurm_health_acts_on_one_node_name_only(ms, how, value):
+    """`gpudoctor slurm-health` on a machine whose hostname is 'sn1,sn3' (the kernel takes it:
+    /proc/sys/kernel/hostname) drained sn1 and sn3, and 'sn[3-4]' drained sn3 and sn4: scontrol
+    reads a list or a range in `nodename=`; '-a' reached scontrol's options. Now a name that is not
+    one node name is refused (exit 2, one line; the hooks let the job run and log it) and no node
+    changes."""
+    import os
+    import subprocess
+
+    argv = GD + ["slurm-health", "--no-history", "--config", ms.gd_config, "--timeout", "20"]
+    env = dict(ms.env)
+    env.pop("SLURMD_NODENAME", None)
+    if how == "--node":
+        argv += ["--node", value]
+    elif how == "SLURMD_NODENAME":
+        env["SLURMD_NODENAME"] = value
+    if how == "hostname":  # this process's own UTS namespace, with that hostname
+        argv = ["unshare", "--uts", "sh", "-c", 'printf %s "$0" > /proc/sys/kernel/hostname && exec "$@"', value] + argv
+    p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, cwd=ms.cwd)
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "is not one Slurm node name" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert not [n for n, (st, _) in ms.states().items() if "DRAIN" in st], ms.states()
+    if how == "hostname":
+        assert os.uname().nodename != value  # the namespace was the child's alone
