@@ -62,3 +62,22 @@ def test_apply_reads_on_past_a_short_fragment_of_a_project_not_named():
     r13, jax5 = _frag("jax", 5)                 # 'failed_precondition: task with incarnation id': jax named
     assert _sections(peft5 + " | " + jax5) == [(r2, 5), (r13, 5)]
     assert _apply("ValueError: " + peft5 + " | " + jax5 + "\nERROR jax: x") == [(rows[r13]["family"], [rows[r13]["url"]])]
+
+
+def test_a_long_heading_is_clipped_at_80_characters_in_the_why():
+    # verl's FAQ heading (87 characters) is the longest of the table's
+    assert _apply("RuntimeError: tensordict does not support membership checks with the\nERROR verl: x") == [
+        ("rl.config", ["https://verl.readthedocs.io/en/latest/faq/faq.html#notimplementederror-tensordict-does-not-"
+                       "support-membership-checks-with-the-in-keyword"])]
+    import io
+
+    from gpudoctor.explain.scan import scan_stream
+
+    kb = load_knowledge()
+    res = {"verdict": "unknown_error", "findings": []}
+    D.apply(res, scan_stream(io.BytesIO(b"RuntimeError: tensordict does not support membership checks with the\n"
+                                        b"ERROR verl: x\n"), kb), kb)
+    assert res["findings"][0]["notes"][0] == (
+        "How sure: low. No known message matched; the family is read from the log's shape (its message is one verl's "
+        "documentation quotes (8 words), in 'NotImplementedError: TensorDict does not support membership checks with "
+        "[...]'). Confirm it with the commands below before acting.")
