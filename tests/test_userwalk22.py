@@ -614,3 +614,15 @@ def test_probe_of_a_localhost_hostfile_runs_here(tmp_path):
     doc = json.loads(p.stdout)
     assert p.stderr == "gpudoctor: localhost names only this machine: probed here, without ssh (as DeepSpeed runs it)\n"
     assert doc["transport"] != "ssh" and [n["reachable"] for n in doc["nodes"]] == [True], doc["nodes"]
+
+
+def test_facts_saved_for_one_node_of_a_hostfile_says_one_node_and_a_folder(tmp_path, capsys):
+    """`facts --hosts hostfile -o one.json` with one node said 'saved facts of 1 nodes to one.json': with --hosts, -o
+    is a folder (one file per node), which the name did not say."""
+    hf = tmp_path / "hostfile"
+    hf.write_text("localhost slots=8\n")
+    out_dir = tmp_path / "one.json"
+    rc, _, err = _run(capsys, "facts", "--hosts", str(hf), "-o", str(out_dir))
+    assert rc == 0, err
+    assert err.splitlines()[-1] == "gpudoctor: saved facts of 1 node to %s/ (one file per node; 0 unreachable)" % out_dir
+    assert out_dir.is_dir() and len(list(out_dir.iterdir())) == 1

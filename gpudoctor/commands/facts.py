@@ -34,8 +34,8 @@ def run(args):
         bad = [n for n in nodes if not n.reachable]
         if args.output:
             gather.save(nodes, args.output)
-            print("gpudoctor: saved facts of %d nodes to %s (%d unreachable)" % (len(nodes), args.output, len(bad)),
-                  file=sys.stderr)
+            print("gpudoctor: saved facts of %d node%s to %s/ (one file per node; %d unreachable)" % (
+                len(nodes), "" if len(nodes) == 1 else "s", args.output.rstrip("/"), len(bad)), file=sys.stderr)
         else:
             write_json({n.host: n.facts if n.reachable else {"error": n.error, "error_kind": n.error_kind}
                         for n in nodes}, None)
