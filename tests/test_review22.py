@@ -209,3 +209,12 @@ def test_a_function_defined_after_a_keyword_is_one(tmp_path, body, want):
     real, plan = _both(tmp_path, "%s\n%s $B" % (body, LAUNCH))
     assert real == [want]
     assert plan == real, plan
+
+
+# after a shift in a branch decided at run time, $1 was "argument 1, not given here", which a test reads as empty:
+# 'if test "$1" = a; then torchrun ...; fi' was decided false and its launch line left out (bash with 'a b c': run)
+def test_a_launch_under_a_test_of_an_argument_after_a_run_time_shift_is_kept(tmp_path):
+    real, plan = _both(tmp_path, 'if [ -n "$U" ]; then shift; fi\nif test "$1" = a; then %s x; fi' % LAUNCH,
+                       args=("a", "b", "c"))
+    assert real == [["x"]]
+    assert plan == real, plan

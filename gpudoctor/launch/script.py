@@ -890,6 +890,10 @@ class Reader:
                 return self.unknown("$0", "the copy of the batch script slurmd runs (its spool directory), not "
                                           "this file's path")
             return self.path
+        if self.args_unknown and k > len(self.positional):
+            # not "not given" (which a test reads as empty): after a shift in a branch decided at run time $1 may be
+            # any argument ('if test "$1" = a; then torchrun ...; fi' was skipped as decided false)
+            return self.unknown("$%d" % k, self.args_unknown)
         if k <= len(self.positional):
             v = self.positional[k - 1]
             if MARK in v:
