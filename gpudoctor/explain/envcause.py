@@ -463,11 +463,15 @@ def judge(result, scan, kb):
     """Add the causes this text's settings give to the root. Returns the number added."""
     findings = result.get("findings") or []
     root = findings[0] if findings else None
-    if root is None or result.get("verdict") != "root_cause" or root.get("from_words") or root.get("from_settings"):
+    if root is None or root.get("from_words") or root.get("from_settings") or \
+            result.get("verdict") not in ("root_cause", "likely_cause"):
         return 0
     st = getattr(scan, "envcause", None) or State()
     added = 0
-    for where, c in _crlf(root, st) + _not_exported(st, root) + _cvd(st, root) + _switches(st, root):
+    found = _named_switch(root)  # (the error's own words: a likely cause's too)
+    if result.get("verdict") == "root_cause":
+        found += _crlf(root, st) + _not_exported(st, root) + _cvd(st, root) + _switches(st, root)
+    for where, c in found:
         causes = root["causes"]
         key = c.pop("key", None)
         if any(x.get("text") == c["text"] for x in causes) or _said_already(causes, c, key):
@@ -476,6 +480,83 @@ def judge(result, scan, kb):
         causes.insert(i, c)
         added += 1
     return added
+
+
+_flags = None
+
+
+def _flag_table():
+    """{CONFIG NAME or VARIABLE: site} of runtime_switches' JAX / Triton / CUDA settings read from the environment or
+    as a config flag (JAX reads each flag of jax/_src/config.py from JAX_<NAME> too)."""
+    global _flags
+    if _flags is None:
+        from gpudoctor import data
+
+        try:
+            sites = data.load("runtime_switches").get("sites", ())
+        except (OSError, ValueError):
+            sites = ()
+        _flags = {}
+        for site in sites:
+            v = site.get("var") or ""
+            if site.get("read") not in ("env", "flag") or not re.fullmatch(r"[A-Z][A-Z0-9_]{2,80}", v) or \
+                    _PRINTING.search(v) or site.get("src") not in RULES:
+                continue
+            _flags.setdefault(v, site)
+            if site.get("config"):
+                _flags.setdefault(site["config"], site)
+    return _flags
+
+
+# the error says which value a documented setting has ("with the config option jax_numpy_rank_promotion='raise'",
+# jax/_src/numpy/util.py), or tells to set it back to its documented default ("(set JAX_PLATFORMS='' to
+# automatically choose an available backend)", jax/_src/xla_bridge.py)
+_NAMED_VALUE = re.compile(r"(?<![\w.])(?P<name>[A-Za-z][A-Za-z0-9_]{2,80}) ?= ?(?P<q>['\"])(?P<v>[^'\"\n]{0,60})(?P=q)")
+_SET_TO = re.compile(r"\bset (?:the (?:environment variable|config option) )?$", re.I)
+
+
+def _named_switch(root):
+    """(fix22) A documented setting the root's own error line names, at a value other than its documented default
+    (or with advice to set it back to that default): 'unset JAX_NUMPY_RANK_PROMOTION, or set it to allow (its
+    documented default)'. Only for roots of the setting's subsystem (RULES)."""
+    flags = _flag_table()
+    out = []
+    for m in root.get("matches") or []:
+        text = (m.get("text") or "")[:2000]
+        for g in _NAMED_VALUE.finditer(text):
+            site = flags.get(g.group("name"))
+            if site is None or not _of(root, RULES[site["src"]]["roots"]):
+                continue
+            var, value = site["var"], g.group("v")
+            d = _literal(site.get("default"), "env")
+            d = "" if d is None and site.get("kind_of", "").startswith("optional") else d
+            if d is None:
+                continue
+            advised = bool(_SET_TO.search(text[max(0, g.start() - 40):g.start()]))
+            default = (_same(value, d) if value else False) if d else not value
+            if advised != default:
+                # advice to set it to another value (a debugging switch: not this setting's fault), or a value said
+                # to be the default (nothing to change)
+                continue
+            back = (", or set it to %s, its documented default" % d) if d else " (its documented default is unset)"
+            now = "the error says to set it to its default" if advised else "the error says it is %s" % value
+            cfg = site.get("config")
+            alt = " (or jax.config.update(%r, %r) in the code)" % (cfg, d) if site.get("src") == "jax" and cfg and d \
+                else ""
+            c = _cause("%s is not at its documented default (line %s: %s): %s (%s)." % (
+                var if not cfg else "%s (%s)" % (var, cfg), m.get("line"), now, _clip_says(site.get("says", "")),
+                site.get("source", "")), ["unset %s%s%s   (in the job's environment: the launch line, the batch "
+                                          "script, ~/.bashrc, the container's ENV)" % (var, back, alt)],
+                [(m.get("line"), text[:300])])
+            c["key"] = var
+            out.append(("first", c))
+            return out
+    return out
+
+
+def _clip_says(t, n=300):
+    t = " ".join((t or "").split())
+    return t if len(t) <= n else t[:n - 6].rstrip() + " [...]"
 
 
 def _said_already(causes, c, key):
