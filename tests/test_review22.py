@@ -124,6 +124,7 @@ def test_the_arguments_after_a_run_time_shift_are_unknown_not_empty(tmp_path, br
                                         ("exec > >(tee -a log.txt) 2>&1\n%s x", False),
                                         ("exec 1> >(tee out.txt) 2> >(tee err.txt >&2)\n%s x", False),
                                         ("exec {fd}>log\n%s x", False),
+                                        ("exec -a trainer %s x", True),  # (exec's -a NAME was taken as the command)
                                         ("exec >/dev/null 2>&1\n%s x", False)])
 def test_a_launch_line_after_exec_never_runs(tmp_path, first, ends):
     real, plan = _both(tmp_path, "%s\n%s y" % (first % LAUNCH, LAUNCH))

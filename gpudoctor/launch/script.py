@@ -1665,6 +1665,9 @@ class Reader:
             w = words.pop(0)
             if w == "time" and words[:1] == ["-p"]:
                 words.pop(0)  # bash's `time` keyword takes -p (POSIX output format) before the pipeline
+            while w == "exec" and words[:1] in (["-a"], ["-c"], ["-l"], ["-cl"], ["-lc"]):
+                # bash(1) exec [-cl] [-a name] command: its options were read as the command (no launch line)
+                del words[:2 if words[0] == "-a" else 1]
             parent_skips = self.skipping
             if w == "if":
                 r = False if parent_skips else self.test(words)
