@@ -4,6 +4,8 @@ by URL and commit), read by gpudoctor/launch/script.py and, where bash semantics
 bash with the launchers replaced by stubs that record their argv (nothing is trained or
 started): every word gpudoctor knows must be the word bash passed."""
 
+import os
+
 import pytest
 from test_launch_scripts21 import bash_argv, known, write
 
@@ -427,3 +429,46 @@ def test_bash_integer_constants_and_their_errors(tmp_path):
     assert mine[:3] == real[:3] and mine[3] is None and mine[4:] == real[3:]
     (u,) = [u for u in la.unknown if "LR_DECAY_SAMPLES" in u.text]
     assert "an error to bash" in u.why and "value too great for base" in u.why
+
+
+# awslabs/awsome-distributed-training 3.test_cases/pytorch/torchtitan/slurm/1.llama_3_8b_torchtitan.sh lines 4-7,
+# 35-62 (round 3's fix22 part): submitted with sbatch, $0 is slurmd's copy of the script in its spool directory,
+# so the default config path points there
+# https://github.com/awslabs/awsome-distributed-training/blob/0edaf1526bc47185ce5f827100416f99bd7b69e1/3.test_cases/pytorch/torchtitan/slurm/1.llama_3_8b_torchtitan.sh
+TORCHTITAN = '''#!/bin/bash
+#SBATCH --nodes=4 # number of nodes to use  # can also run with 1 node
+#SBATCH --job-name=torchtitan #name of your job
+#SBATCH --exclusive # job has exclusive use of the resource, no sharing
+GPUS_PER_NODE=8
+declare -a TORCHRUN_ARGS=(
+    --nproc_per_node=$GPUS_PER_NODE
+    --nnodes=$SLURM_JOB_NUM_NODES
+    --rdzv_backend=c10d
+    --rdzv_endpoint=$(hostname)
+)
+export TORCHRUN=./pt_torchtitan/bin/torchrun
+export TRAIN_SCRIPT=./torchtitan/torchtitan/train.py
+CONFIG_FILE=${CONFIG_FILE:-"$(dirname "$0")/configs/llama3_8b.toml"}
+srun  ${AUTO_RESUME} -l ${TORCHRUN} "${TORCHRUN_ARGS[@]}" $TRAIN_SCRIPT  --job.config_file ${CONFIG_FILE}
+'''
+
+
+def test_a_path_from_dollar_zero_in_an_sbatch_file_is_slurmds_spool_directory(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "configs").mkdir(parents=True)
+    (repo / "configs" / "llama3_8b.toml").write_text("")
+    p = write(repo, "1.llama_3_8b_torchtitan.sh", TORCHTITAN)
+    # slurmd runs a copy of the batch script: SlurmdSpoolDir/job<ID>/slurm_script (here under tmp_path)
+    spool = tmp_path / "spool" / "job7"
+    spool.mkdir(parents=True)
+    (spool / "slurm_script").write_text(TORCHTITAN)
+    (real,) = bash_argv(tmp_path, spool / "slurm_script", env={"SLURM_JOB_NUM_NODES": "4"})
+    cfg = real[real.index("--job.config_file") + 1]
+    assert cfg == str(spool / "configs" / "llama3_8b.toml") and not os.path.exists(cfg)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert known(la.argv)[-1] is None  # not repo/configs/llama3_8b.toml, which the plan said before
+    assert any(f.startswith('$(dirname "$0") is slurmd' + "'s spool directory in an sbatch file") for f in la.findings)
+    # run with bash where it is, the same line reads the file beside it: no finding
+    plain = write(repo, "run.sh", TORCHTITAN.replace("#SBATCH", "# SBATCH"))
+    (la,) = read_script(str(plain), [], environ={}).launches
+    assert la.argv[-1] == str(repo / "configs" / "llama3_8b.toml") and not any("spool" in f for f in la.findings)

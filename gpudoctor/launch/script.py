@@ -90,6 +90,7 @@ UV_RUN_VALUE = frozenset((
     "--directory", "--project", "--config-file", "--cache-dir", "--color", "--allow-insecure-host", "--group-file",
     "--no-group-file"))
 OPENERS = {"if", "while", "until", "case", "for", "select"}
+SPOOL = "slurmd's spool directory"  # where slurmd runs its copy of a batch script: $0 there
 UNDECIDED = "undecided"  # a guard (&&, ||) whose test is decided only at run time
 CLOSERS = {"fi", "done", "esac"}
 
@@ -887,8 +888,8 @@ class Reader:
             if self.batch:
                 # sbatch stores the script and slurmd runs its own copy (SlurmdSpoolDir/job<ID>/slurm_script):
                 # $0 there is that copy, not where the file is here ($SLURM_SUBMIT_DIR is the directory sbatch ran in)
-                return self.unknown("$0", "the copy of the batch script slurmd runs (its spool directory), not "
-                                          "this file's path")
+                return self.unknown("$0", "the copy of the batch script slurmd runs (in %s), not this file's "
+                                          "path" % SPOOL)
             return self.path
         if self.args_unknown and k > len(self.positional):
             # not "not given" (which a test reads as empty): after a shift in a branch decided at run time $1 may be
@@ -901,6 +902,13 @@ class Reader:
             return self.unknown("$%d" % k, "argument %d of the script" % k, fixed=v, given=True)
         # bash expands an unset one to nothing; the plan says it is needed instead
         return self.unknown("$%d" % k, "argument %d of the script, not given here" % k)
+
+    def _spool_path(self, cmd, vals):
+        """A path made from $0 of an sbatch file (`$(dirname "$0")`): slurmd's spool directory; else None."""
+        if any(SPOOL in u.why for v in vals for u in self.marks(v)):
+            return self.unknown("$(%s)" % excerpt(" ".join(cmd.split()), 80)[1:-1], "a path in %s (from $0 of an "
+                                "sbatch file), not this file's directory" % SPOOL)
+        return None
 
     def _glob(self, raw):
         """The tokens of a bash pattern word (bash(1) Pattern Matching): "*", or a one-character test (a str: that
@@ -1278,7 +1286,9 @@ class Reader:
         if len(words) >= 2 and words[0] in ("dirname", "basename") and not ops and not words[1].startswith("-") and \
                 len(words) <= (2 if words[0] == "dirname" else 3):
             vals = [" ".join(self.expand(w, split=False)) for w in words[1:]]
-            if any(MARK in v for v in vals) or not vals[0]:
+            if any(MARK in v for v in vals):
+                return self._spool_path(cmd, vals)
+            if not vals[0]:
                 return None
             w = vals[0].rstrip("/") or "/"
             if words[0] == "dirname":
@@ -1292,7 +1302,9 @@ class Reader:
             return base
         if len(words) == 3 and words[0] == "cd" and words[2] == "pwd" and ops in (["&&"], [";"]):
             d = " ".join(self.expand(words[1], split=False))
-            if MARK in d or not d or d.startswith(("-", "~")):
+            if MARK in d:
+                return self._spool_path(cmd, [d])
+            if not d or d.startswith(("-", "~")):
                 return None
             return os.path.normpath(os.path.join(self.cwd if self.cwd is not None else os.getcwd(), d))
         return None
@@ -2854,6 +2866,14 @@ def _findings(r, la):
             "%s starts there only and waits for %d more node%s that nothing starts; start it on every node: srun "
             "--ntasks-per-node=1 %s ... (a node rank from $SLURM_NODEID inside srun bash -c '...')" % (
                 alloc_nodes, plan.launcher, more, "" if more == 1 else "s", plan.launcher))
+    spool = [u for u in la.unknown if u.why.startswith("a path in " + SPOOL)]
+    if spool:
+        # slurmd writes the batch script to its spool directory (SlurmdSpoolDir/job<ID>/slurm_script) and runs that
+        # copy: $0 is there, so $(dirname "$0")/configs/x is a path that does not exist
+        la.findings.append(
+            "%s is %s in an sbatch file (slurmd runs its own copy of the script there), not this file's directory: "
+            "what the line reads from it is not there; use $SLURM_SUBMIT_DIR (the directory sbatch ran in) or an "
+            "absolute path" % (spool[0].text, SPOOL))
     rank = sorted(t for t, k in uses.items() if "machine_rank" in k)
     other = sorted(t for t, k in uses.items() if k and t not in rank)
     unused = sorted(t for t, k in uses.items() if not k)
