@@ -13,6 +13,11 @@ from gpudoctor.registry import Finding, Pass, Skip, check, cmd
 from gpudoctor.util import container_of
 
 DEFAULT_NAMES = ("localhost", "localhost.localdomain", "localhost6", "localhost6.localdomain6", "")
+# A host name (RFC 1123 section 2.1: letters, digits, '-', labels joined by '.'; '_' too, as /etc/hosts and ssh
+# aliases take it), never starting with '-': the kernel takes any bytes as the hostname (sethostname(2); only
+# hostname(1) refuses), and one like '-oProxyCommand=x' or 'gpu1,gpu3' is an option to ssh, a list to Slurm's
+# nodelists and nothing a resolver can look up (slurm22: a node of a real Slurm whose hostname was that).
+VALID_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,252}\Z")
 
 
 def is_loopback(addr):
@@ -55,6 +60,15 @@ def host_name(facts, config):
             "hostname is %r, the default every fresh machine has: nodes cannot tell each other apart" % name,
             observed="hostname %r" % name, expected="a unique name such as gpu01",
             fix=cmd("hostnamectl set-hostname gpu01   # a unique name per node\n"
+                    "echo {line} >> /etc/hosts   # on every node: each node's IP and name", line="%s gpu01" % ip_text))
+        return
+    if not VALID_NAME.match(name):
+        yield Finding.error(
+            "hostname %r is not a host name (letters, digits, '-', '.', '_', never starting with '-'): ssh reads a "
+            "leading '-' as an option, Slurm and pdsh read ',' and '[' as lists, and no resolver looks it up; "
+            "MASTER_ADDR=$(hostname) fails" % name[:100],
+            observed="hostname %r" % name[:100], expected="a plain, unique name such as gpu01",
+            fix=cmd("hostnamectl set-hostname gpu01   # a unique name per node (or /etc/hostname, then reboot)\n"
                     "echo {line} >> /etc/hosts   # on every node: each node's IP and name", line="%s gpu01" % ip_text))
         return
     if not addrs:

@@ -187,7 +187,10 @@ def test_the_fixes_the_issue_names_quote_their_values(tmp_path):
         assert sh("/opt/%s/bin" % p) in fixes["python.env"]  # ninja's folder on PATH
         assert sh("u%s:" % p) in fixes["ssh.config"]  # chown's USER:
         assert sh("/etc/%s/topo.xml" % p) in fixes["nccl.env"]
-        assert "echo %s >> /etc/hosts" % sh("%s gpu%s" % (primary_ipv4(doc)[1], p)) in fixes["host.name"]
+        # a hostname no host name can be (each payload has such a character) is renamed, never written to
+        # /etc/hosts (slurm22); the fix's own line is quoted all the same
+        assert "hostnamectl set-hostname gpu01" in fixes["host.name"] and p not in fixes["host.name"]
+        assert "echo %s >> /etc/hosts" % sh("%s gpu01" % primary_ipv4(doc)[1]) in fixes["host.name"]
         assert "kill 4242 (" in fixes["gpu.inventory"]  # never `kill -1`: every process
         # a value is an operand after `--`, never an option, even when it starts with "-"
         assert "chmod 700 -- %s" % sh("/home/u/%s/.ssh" % p) in fixes["ssh.permissions"]

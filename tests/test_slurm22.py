@@ -169,3 +169,28 @@ def test_slurm_health_acts_on_one_node_name_only(ms, how, value):
     assert not [n for n, (st, _) in ms.states().items() if "DRAIN" in st], ms.states()
     if how == "hostname":
         assert os.uname().nodename != value  # the namespace was the child's alone
+
+
+@pytest.mark.parametrize("odd", ["-oProxyCommand=x", "sn1,sn3"])
+def test_a_node_whose_hostname_is_no_host_name_fails_host_name_with_the_hostnamectl_fix(ms, odd):
+    """sn2's hostname set to an option or a list (its slurmd's UTS namespace; the kernel takes it).
+    host.name said "hostname -oProxyCommand=x does not resolve" with the fix
+    `echo '<ip> -oProxyCommand=x' >> /etc/hosts`: a name no resolver, ssh or Slurm list can use,
+    kept. It says what the name is now, and the fix renames the node."""
+    import subprocess
+
+    pid = ms.slurmd["sn2"].pid
+    setname = ["nsenter", "-t", str(pid), "-u", "sh", "-c", 'printf %s "$0" > /proc/sys/kernel/hostname']
+    subprocess.run(setname + [odd], check=True, timeout=10)
+    try:
+        p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-2]", "--json", "--select", "host.name",
+                           "--timeout", "30"]), timeout=90, cwd=ms.cwd)
+    finally:
+        subprocess.run(setname + ["sn2"], check=True, timeout=10)
+    rep = json.loads(p.stdout)
+    found = [f for f in rep["findings"] if f["check"] == "host.name"]
+    assert [f["hosts"] for f in found] == [["sn2"]], (found, p.stderr)
+    assert ("%r is not a host name" % odd) in found[0]["message"], found
+    fix = found[0]["fix"]
+    assert "hostnamectl set-hostname" in fix and odd not in fix, fix  # it wrote the odd name into /etc/hosts
+    assert p.returncode == 1
