@@ -530,10 +530,12 @@ def annotate(report, store, registry=None, warn=None):
     from gpudoctor.registry import Finding
     from gpudoctor.runner import SEVERITY_RANK, merge_findings
 
-    reads = {}
+    reads, cluster = {}, set()
     if registry is not None:
         for chk in registry:
             reads[chk.id] = getattr(chk, "reads", chk.needs)
+            if getattr(chk, "scope", "node") == "cluster":
+                cluster.add(chk.id)
     added = 0
     for node in report.nodes:
         if not node.reachable:
@@ -592,8 +594,8 @@ def annotate(report, store, registry=None, warn=None):
                 compared[fid] = compare(before, node.facts, key_ids=(rec.get("key_id"), store.current_key_id))
             changes = compared[fid]
             mine = related(changes, reads.get(r.id, ()))
-            r.findings.append(Finding.info(_note(store, node.host, rec, mine, changes, prev, kind, r.id),
-                                           hosts=[node.host]))
+            r.findings.append(Finding.info(_note(store, node.host, rec, mine, changes, prev, kind, r.id,
+                                                 r.id in cluster and len(report.nodes) > 1), hosts=[node.host]))
             r.findings[-1].check = r.id
             added += 1
     if added:
@@ -606,7 +608,7 @@ def annotate(report, store, registry=None, warn=None):
     return added
 
 
-def _note(store, host, rec, mine, every, prev, kind="last-good", check_id=None):
+def _note(store, host, rec, mine, every, prev, kind="last-good", check_id=None, cluster=False):
     """The note's text; ``kind``: the record is the node's last passing run ("last-good") or
     the newest kept run in which this check passed ("check")."""
     from gpudoctor.changes import summary
@@ -623,6 +625,9 @@ def _note(store, host, rec, mine, every, prev, kind="last-good", check_id=None):
                            else "the node did not pass then")
     if not mine:
         other = (": other changes: " + summary(every, 3)) if every else ""
+        if cluster:  # (userwalk22) it judges the nodes together: "nothing changed" read as if the verdict had no cause
+            return ("history: nothing this check reads changed on %s since %s (%s)%s; it compares the nodes, so "
+                    "another node's change can move its verdict here" % (host, what, when, other))
         return "history: nothing this check reads changed since %s (%s)%s" % (what, when, other)
     parts = []
     for c in mine[:4]:

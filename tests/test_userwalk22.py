@@ -626,3 +626,18 @@ def test_facts_saved_for_one_node_of_a_hostfile_says_one_node_and_a_folder(tmp_p
     assert rc == 0, err
     assert err.splitlines()[-1] == "gpudoctor: saved facts of 1 node to %s/ (one file per node; 0 unreachable)" % out_dir
     assert out_dir.is_dir() and len(list(out_dir.iterdir())) == 1
+
+
+def test_a_history_note_of_a_cluster_check_says_another_node_can_move_it():
+    """`check --history`: a cluster check (env.parity, hosts.resolution, ...) that fails on a node where nothing it
+    reads changed said only 'nothing this check reads changed since the last passing run', as if the verdict had no
+    cause; it compares the nodes, and the note now says so (diff names the other node's change, fcb55c5)."""
+    from gpudoctor import history
+
+    rec = {"at": "2026-11-27T10:00:00Z"}
+    text = history._note(None, "n3", rec, [], [], ("pass", "same"), "last-good", "env.parity", True)
+    assert text.startswith("history: nothing this check reads changed on n3 since the last passing run (")
+    assert text.endswith("; it compares the nodes, so another node's change can move its verdict here")
+    one = history._note(None, "n3", rec, [], [], ("pass", "same"), "last-good", "shm.size")
+    assert one.startswith("history: nothing this check reads changed since the last passing run (")
+    assert "another node" not in one
