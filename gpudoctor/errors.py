@@ -47,7 +47,10 @@ def host_excerpt(value, limit=40):
         return excerpt(head, limit)
     if at == ":":  # shadow's separator, or a count that is no number: ':' itself is a host spec's
         return excerpt(head, limit) + " (cut at ':')"
-    return excerpt(head, limit) + (" (cut at %s, a character no host name has)" % repr(at) if at else
+    # a backquote or an unprintable character is named by its code point, never echoed: stderr then holds
+    # no command-substitution quote a paste could run (tests/test_plan_untrusted_output.py)
+    shown = "U+%04X" % ord(at) if at and (at == "`" or not at.isprintable()) else repr(at)
+    return excerpt(head, limit) + (" (cut at %s, a character no host name has)" % shown if at else
                                    " (cut at a character no host name has)")
 
 
