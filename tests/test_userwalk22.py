@@ -641,3 +641,18 @@ def test_a_history_note_of_a_cluster_check_says_another_node_can_move_it():
     one = history._note(None, "n3", rec, [], [], ("pass", "same"), "last-good", "shm.size")
     assert one.startswith("history: nothing this check reads changed since the last passing run (")
     assert "another node" not in one
+
+
+def test_probe_params_without_a_measurement_says_why_there_is_no_estimate(capsys):
+    """docs/probe.md's `probe --local --params 7e9 --grad-dtype bf16` on a machine without GPUs printed nothing about
+    the estimate it was asked for. The text and the JSON (`step_skipped`) now say why there is none."""
+    import json
+
+    rc, out, _ = _run(capsys, "probe", "--local", "--params", "7e9", "--grad-dtype", "bf16", "--mode", "tcp")
+    assert rc == 0
+    assert "all-reduce time per step: not estimated: no NCCL all_reduce was measured" in out
+    rc, out, _ = _run(capsys, "probe", "--local", "--params", "7e9", "--mode", "tcp", "--json")
+    doc = json.loads(out)
+    assert doc["step_skipped"].startswith("no NCCL all_reduce was measured") and "step" not in doc
+    rc, out, _ = _run(capsys, "probe", "--local", "--mode", "tcp")
+    assert "not estimated" not in out  # not asked for: not said

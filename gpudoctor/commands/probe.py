@@ -198,6 +198,9 @@ def probe_nodes(args, opts, hosts=None, facts=None):
     doc["elapsed_s"] = round(time.time() - t0, 2)
     found = F.evaluate(doc, facts or {})
     step = report.estimate(doc, opts["params"], opts["grad_dtype"]) if opts["params"] else None
+    if opts["params"] and step is None:  # --params asked for and nothing to base it on: said, not silently dropped
+        doc["step_skipped"] = ("no NCCL all_reduce was measured (it needs torch and GPUs on the nodes: --mode nccl, "
+                               "or auto where every node has them)")
     return doc, found, step
 
 

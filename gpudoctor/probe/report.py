@@ -113,6 +113,8 @@ def render_text(doc, findings, stream, step=None):
             "%.3g" % iso["median_gbps"] if iso.get("median_gbps") is not None else "n/a",
             ",".join(iso.get("slow_nodes") or []) or "none",
             ",".join("%s<->%s" % tuple(x) for x in iso.get("slow_links") or []) or "none"))
+    if not step and doc.get("step_skipped"):
+        w("\nall-reduce time per step: not estimated: %s\n" % doc["step_skipped"])
     if step:
         w("\nall-reduce time per step, %g params, %s gradients (%.1f GB), from busbw at the largest size:\n" % (
             step["params"], step["grad_dtype"], step["grad_bytes"] / 1e9))
