@@ -337,3 +337,21 @@ def test_a_user_raise_without_jax_note_stays_the_user(kb):
     text = ('Traceback (most recent call last):\n  File "/home/me/train.py", line 11, in <module>\n'
             '    raise ValueError("bad batch")\nValueError: bad batch\n')
     assert _res(text, kb)["findings"][0]["id"] == "code.exception"
+
+
+# ---------------------------------------- srcprov.site_message_finding: a Python library's message cut short (elided)
+
+def test_a_cut_ray_message_names_its_site(kb):
+    # AO's LWS thread (kubernetes-sigs/lws): Ray's ray/_private/node.py message quoted with '...' in its middle
+    r = _res(seen_text("ao-lws-ray-worker-hostnetwork-ip"), kb)
+    f = r["findings"][0]
+    assert f["id"] == "ray.start" and "node.py" in " ".join(f["notes"])
+
+
+def test_a_line_that_goes_on_with_other_words_is_not_the_site(kb):
+    from gpudoctor.explain import srcprov
+
+    cut = "Exception: The current node timed out during startup ... raylet failed to startup"
+    other = "Exception: The current node timed out during startup of my own service, retrying in 5 s"
+    assert srcprov.site_rows(cut, kb.by_id) and not srcprov.site_rows(other, kb.by_id)
+    assert not srcprov.site_rows("Exception: The current node timed out", kb.by_id)  # too few words

@@ -270,6 +270,7 @@ def structural(scan, kb, structural_finding):
             _srcprov.structural(scan, kb, structural_finding, known) or
             _srcprov.message_finding(scan, kb, structural_finding, known) or
             _srcprov.py_message_finding(scan, kb, structural_finding, known) or
+            _srcprov.site_message_finding(scan, kb, structural_finding, known) or
             _k8sctrl.finding(scan, kb, structural_finding, known) or
             _k8sstatus.finding(scan, kb, structural_finding, known) or
             _runend.finding(scan, kb, structural_finding, known) or

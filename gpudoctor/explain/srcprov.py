@@ -550,3 +550,96 @@ def py_message_finding(scan, kb, structural_finding, known):
                                                 dist, ", ".join(vers.split()), dist, read[-1], sh(dist), sh(dist)))
         return f
     return None
+
+
+# ---- (noans22) a Python library's known message cut short: the generated site whose words it starts
+# A message pasted cut (a chat's '...', a line wrapped off, a log trimmed) no longer matches its site's matcher, which
+# needs the literal whole: Ray's ray/_private/node.py 'The current node timed out during startup. This could happen
+# because some of the raylet failed to startup or the GCS has become overloaded.' quoted as 'Exception: The current
+# node timed out during startup ... raylet failed to startup' (AO's LWS thread). The generated sites of the Python
+# libraries' own raise / assert / error / exit statements (their 'where' a .py file) are indexed by their text's
+# literal start (up to the first conversion); an error line no entry matched whose words start one such literal -
+# OWN_OR words in a row from the line's message start, or MIN_MATCH with a word only one family's sites hold - and
+# stop at the line's end or an elision ('...') is that site's family. Several families: no answer.
+_SITE_FR = [None, None]
+_SITE_LEVELS = frozenset(("raise", "assert", "error", "exit"))
+_CONV_START = re.compile(r"%(?:[-+ #0-9.*]{0,8}(?:hh|h|ll|l|z|j|t|L)?[a-zA-Z])|\{[^{}\n]{0,40}\}")
+_ELIDED = re.compile(r"^(?:\.{2,}|…)")
+
+
+def _site_fragments(by):
+    if _SITE_FR[0] is by:
+        return _SITE_FR[1]
+    index, fams = {}, {}
+    for eid, e in by.items():
+        for site in e.get("_sites") or ():
+            where = (site.get("where") or "").rsplit(":", 1)[0]
+            if not where.endswith(".py") or site.get("level") not in _SITE_LEVELS:
+                continue
+            head = _CONV_START.split(site.get("text") or "", 1)[0]
+            words = [w for w in (w.strip(_STRIP).lower() for w in _WORD.findall(head)) if w]
+            if len(words) < MIN_MATCH:
+                continue
+            fam = e.get("family") or eid
+            index.setdefault(" ".join(words[:KEY_WORDS]), []).append((words, eid, site))
+            for w in words:
+                fams.setdefault(w, set()).add(fam)
+    own = frozenset(w for w, fs in fams.items() if len(fs) == 1 and len(w) >= 3)
+    _SITE_FR[0], _SITE_FR[1] = by, (index, own)
+    return _SITE_FR[1]
+
+
+# the message starts after the exception's class where the line has one ('worker  Exception: ...'), else at the start
+_MSG_START = re.compile(r"(?<![\w.])(?:[A-Za-z_][\w.]{0,120})?(?:Error|Exception|Failure):\s{1,4}")
+
+
+def site_rows(text, by):
+    """[(entry id, site)] of the one family whose cut Python message the line's message starts, or []."""
+    index, own = _site_fragments(by)
+    body = strip_prefix(text.strip())[0]
+    m = _MSG_START.search(body[:300])
+    body = body[m.end():] if m else body
+    raw = _WORD.findall(body)[:120]
+    words = [w.strip(_STRIP).lower() for w in raw]
+    got = {}
+    for frw, eid, site in index.get(" ".join(words[:KEY_WORDS]), ()):
+        n = 0
+        while n < len(frw) and n < len(words) and words[n] == frw[n]:
+            n += 1
+        if n == len(frw) or n < MIN_MATCH or not (n >= OWN_OR or any(w in own for w in words[:n])):
+            continue  # (the whole literal: its own matcher would have read the line)
+        if n < len(words) and not (_ELIDED.match(raw[n]) or raw[n - 1].endswith(("...", "…"))):
+            continue  # the line goes on with other words: another message that starts the same way
+        got.setdefault(eid, site)
+    return list(got.items()) if len(got) == 1 else []
+
+
+def site_hits(scan, kb, known):
+    out, seen = [], set()
+    for h in sorted(scan.errors[:64] + scan.matches.get("_struct_ex_pymsg", [])[:16], key=lambda x: x.line):
+        if h.line in known or h.line in seen or h.severity in ("info", "warn"):
+            continue
+        seen.add(h.line)
+        rows = site_rows(h.text, kb.by_id)
+        if rows:
+            out.append((h, rows[0]))
+    return out
+
+
+def site_message_finding(scan, kb, structural_finding, known):
+    """The family of the Python library's site whose message an error line starts and stops short of (see above);
+    family only, How sure: low. Not for a text with a traceback (its frames name the package)."""
+    from gpudoctor.explain.provenance import _ran_past
+
+    if scan.tracebacks:
+        return None
+    for h, (eid, site) in site_hits(scan, kb, known):
+        if _ran_past(scan, h.line):
+            continue
+        f = structural_finding(kb.by_id[eid], h, "the line starts %s's message (%s) and stops short of it" % (
+            site.get("where", "").split("/", 1)[0] or "a library", site.get("where")), scan)
+        f["notes"].append("The line is cut: its words are the start of the message at %s ('%s'), which its matcher "
+                          "reads only whole. Paste the whole line (and the traceback above it) to confirm." % (
+                              site.get("where"), (site.get("text") or "")[:200]))
+        return f
+    return None
