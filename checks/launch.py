@@ -534,8 +534,11 @@ def _launch_files(nodes, config):
             found = True
             odd = [h for g in groups[1:] for h in g.hosts]
             yield Finding.error(describe(p, groups), hosts=odd,
-                                fix=cmd("copy the baseline: pdcp -w {hosts} -- {p} {p}", hosts=fold(odd),
-                                        p=home_path(p)))
+                                # (userwalk22: pdcp copies from the machine it runs on, which need not hold the
+                                # baseline copy; the rsync form names a baseline node, as files.parity's fix does)
+                                fix=cmd("copy it from a baseline node: pdcp -w {hosts} -- {p} {p}  (or rsync -a -- "
+                                        "{src} {p})", hosts=fold(odd), p=home_path(p),
+                                        src="%s:%s" % (groups[0].hosts[0], p)))
     if not judged:
         yield NA("the nodes reported none of the plan's %d file%s" % (len(plan.files), "" if len(plan.files) == 1
                                                                          else "s"))

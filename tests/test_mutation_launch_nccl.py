@@ -2019,7 +2019,8 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                             'sha256 aaaaaaaaaaaa',
                                             None,
                                             None,
-                                            'copy the baseline: pdcp -w c -- /j/train.py /j/train.py',
+                                            'copy it from a baseline node: pdcp -w c -- /j/train.py /j/train.py  (or '
+                                            'rsync -a -- a:/j/train.py /j/train.py)',
                                             {},
                                             ['c']]]},
                   'reported by some nodes only': {'status': 'fail',
@@ -2036,8 +2037,9 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                 'baseline b (1): sha256 aaaaaaaaaaaa',
                                                                 None,
                                                                 None,
-                                                                'copy the baseline: pdcp -w c -- /j/train.py '
-                                                                '/j/train.py',
+                                                                'copy it from a baseline node: pdcp -w c -- '
+                                                                '/j/train.py /j/train.py  (or rsync -a -- '
+                                                                'b:/j/train.py /j/train.py)',
                                                                 {},
                                                                 ['c']]]}},
  'launch.rendezvous': {'no plan': {'status': 'na',
