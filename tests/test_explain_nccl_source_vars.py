@@ -53,3 +53,16 @@ def test_which_variables_get_a_row():
     assert "nccl_src_nccl_p2p_use_cuda_memcpy" in ids and "nccl_src_nccl_max_p2p_nchannels" in ids
     # places, files, logs, identities, addresses: never a cost of speed; a variable a hand-written row judges: that row
     assert not {"nccl_src_nccl_comm_id", "nccl_src_nccl_graph_dump_file", "nccl_src_nccl_net_gdr_level"} & ids
+
+
+def test_a_slowness_the_words_reader_found_gets_the_setting_as_its_first_cause(kb):
+    # P34 (two H100s, NCCL 2.28.9): "the run just before took 0.90 ms ..., this one 2.5 ms" - the words reader answers
+    # torch.multi_gpu_no_speedup, the told-line reader takes no slowness; NCCL_P2P_USE_CUDA_MEMCPY=1 is on the launch line
+    text = _case("2026-11-27p34", "p34-nccl_p2p_cuda_memcpy_slow")
+    f = explain.explain_text(text, kb)["findings"][0]
+    assert f["id"] == "torch.multi_gpu_no_speedup" and f.get("from_words")
+    assert f["causes"][0]["text"].startswith("NCCL_P2P_USE_CUDA_MEMCPY=1 (line 3, an environment setting)")
+    assert f["causes"][0]["fix"][0].startswith("unset NCCL_P2P_USE_CUDA_MEMCPY")
+    # the same words without the variable: the words' own causes, nothing added
+    f = explain.explain_text(text.replace("NCCL_P2P_USE_CUDA_MEMCPY=1 ", ""), kb)["findings"][0]
+    assert not any("NCCL_P2P_USE_CUDA_MEMCPY" in c["text"] for c in f["causes"])

@@ -130,6 +130,7 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import symptoms
 
     symptoms.judge(result, scan, kb)  # a failure told in words (symptoms.toml): the root only when nothing surer is
+    settings.words_slow(result, scan)  # (fix22) a slowness the words gave, joined to a setting the text shows
     from gpudoctor.explain import envcause
 
     envcause.judge(result, scan, kb)  # a setting the text shows, as a cause of the root's error (envcause.py)

@@ -1089,6 +1089,43 @@ _ROOT_SYMPTOM = (("cuda.oom", "memory"), ("torch.c10_cuda_cudacachingallocator",
                  ("cuda.no_kernel_image", "nokernel"))
 
 
+# roots the meaning reader gives a slowness told in words, which a setting that costs speed explains
+_WORDS_SLOW_ROOTS = ("torch.multi_gpu_no_speedup", "torch.slow_setting", "torch.slow_debug_setting", "nccl.env_slows",
+                     "nccl.slow_across_nodes")
+
+
+def words_slow(result, scan):
+    """(fix22) After symptoms.judge: the words reader took the user's words for a slowness (its root, from words)
+    where the told-line reader did not ('the run just before took 0.90 ms ..., this one 2.5 ms'): a setting the text
+    shows that costs speed becomes that root's first cause (at most two); the family the words gave stays. Returns
+    the number of causes added."""
+    findings = result.get("findings") or []
+    root = findings[0] if findings else None
+    slow = _words_slow(root)
+    if not slow:
+        return 0
+    got = [x for x in found(scan, slow) if "slow" in x[0]["symptoms"]][:2]
+    have = {c.get("text") for c in root["causes"]}
+    added = 0
+    for r, hits, _t in reversed(got):
+        c = _cause(r, hits)
+        if c.get("text") not in have:
+            root["causes"].insert(0, c)
+            added += 1
+    if added:
+        _fold(root["causes"])
+    return added
+
+
+def _words_slow(root):
+    """{'slow': told} for a root made from the user's words that is a slowness (fix22), else None."""
+    if root is None or not root.get("from_words") or root.get("from_settings") or \
+            not any((x or "") in _WORDS_SLOW_ROOTS for x in (root.get("id"), root.get("family"))):
+        return None
+    m = root["matches"][0] if root.get("matches") else {"line": root.get("first_line") or 0, "text": ""}
+    return {"slow": (m.get("line") or 0, "slow", m.get("text") or "", False)}
+
+
 def _root_symptom(root):
     if root is None or root.get("from_words") or root.get("from_settings"):
         return None
