@@ -194,3 +194,22 @@ def test_a_node_whose_hostname_is_no_host_name_fails_host_name_with_the_hostname
     fix = found[0]["fix"]
     assert "hostnamectl set-hostname" in fix and odd not in fix, fix  # it wrote the odd name into /etc/hosts
     assert p.returncode == 1
+
+
+@pytest.mark.parametrize("alloc", [True, False], ids=["PrologFlags=Alloc", "prolog-at-first-step"])
+def test_a_node_gpudoctors_prolog_drains_under_the_check_is_named_and_the_others_checked(ms, alloc):
+    """gpudoctor's prolog installed as docs/slurm.md says, sn3's /dev/shm too small, and
+    `gpudoctor check --via srun --nodes sn[1-4]` from outside a job: the prolog of gpudoctor's own
+    job fails on sn3 and drains it, and Slurm ends the job on every node. All four nodes were
+    `slurm` ("srun ran no task there: ... Something is wrong with the boot of the nodes"); now
+    sn3 is node-drained with the prolog's reason and the three others run again and are checked."""
+    ms.set_config('shm_min = "1GiB"\n')
+    ms.enable("prolog")
+    if not alloc and ms._prolog_at_allocation(False):
+        ms.run("scontrol", "reconfigure", check=True)
+    rc, nodes, err, took = check(ms, "sn[1-4]", timeout_s=40)
+    assert nodes["sn3"]["error_kind"] == "node-drained", (nodes, err)
+    assert "Prolog failed" in nodes["sn3"]["error"] and "gpudoctor: shm.size" in nodes["sn3"]["error"], nodes
+    assert [h for h in ("sn1", "sn2", "sn4") if not nodes[h]["reachable"]] == [], (nodes, err)
+    assert rc == 1
+    ms.end_prolog_retries(["sn3"])  # 22.05's retry loop after an interactive job's failed prolog

@@ -165,6 +165,9 @@ os._exit(0)
 
 _TASK_EXIT = re.compile(r"^srun: error: (\S+): tasks? ([\d,\-]+): (.*)$")
 _LAUNCH_FAIL = re.compile(r"failed on node (\S+): (.*)$")
+# srun's words for a node whose Prolog failed (22.05: "srun: Prolog failure on node sn3", and without
+# PrologFlags=Alloc "srun: error: Task launch for StepId=124.0 failed on node sn3: Job prolog failed")
+_PROLOG_FAIL = re.compile(r"^srun: Prolog failure on node (\S+)|failed on node (\S+): Job prolog failed")
 _EXECVE = re.compile(r"slurmstepd(?:-(\S+))?: error: execve\(\): (.*)$")
 # The step ended by Slurm, not by gpudoctor: scancel, the allocation revoked (salloc got SIGINT
 # without a terminal), the job's time limit. srun says "Job step aborted: Waiting up to 32 seconds
@@ -433,6 +436,7 @@ class SrunTransport(Transport):
         self._kept = {}
         self._queued = False
         self._why_queued = {}  # {node: what srun and slurmctld said of its queued job}
+        self._prolog_failed, self._prolog_seen = set(), set()  # nodes srun said the Prolog failed on (_lines)
         got = self._run(live, payload, stall_after=stall, queued_only=len(live) == 1) if live else []
         if got is None:  # only the nodes that never announced a task are suspects
             silent = [h for h in live if h.name in self._silent]
@@ -461,8 +465,45 @@ class SrunTransport(Transport):
                              time.time() - t0, self._why_queued.get(h.name, ""), h.name),
                          error_kind="node-busy") for h in queued]
         done = dict((n.host, n) for n in got)
+        self._after_prolog(live, done, payload, t0)
         done.update(known)
         return [done[h.name] for h in hosts]
+
+    def _after_prolog(self, live, done, payload, t0):
+        """The nodes whose Prolog failed when gpudoctor's job started there, and the nodes that
+        failed with them. A Prolog that fails on one node (gpudoctor's own prolog, on a node it
+        drains) ends the whole job: with PrologFlags=Alloc srun says "Prolog failure on node sn3 ...
+        Nodes sn[1-4] are still not ready ... Something is wrong with the boot of the nodes" and
+        starts no task; without it the other nodes' tasks are killed. Every node of a real 4-node
+        Slurm 22.05 was reported `slurm` for sn3's prolog (slurm22). Now the node whose prolog
+        failed is what Slurm lists it as now (drained, with the prolog's reason), and outside an
+        allocation the others that failed with it run again once without it (gpudoctor's job is
+        its own; inside one the job is over). https://slurm.schedmd.com/prolog_epilog.html"""
+        for _ in range(2):  # a second node's prolog may fail in the run again
+            failed = [h for h in live if h.name in self._prolog_failed and h.name not in self._prolog_seen]
+            if not failed:
+                return
+            self._prolog_seen.update(h.name for h in failed)
+            now = self._preflight([h.name for h in failed]) if not in_allocation() else {}
+            for h in failed:
+                n = now.get(h.name)
+                done[h.name] = Node(host=h.name, error="the node's Prolog failed when gpudoctor's %s started there "
+                                    "(srun: Prolog failure on node %s)%s" % (
+                                        "step" if in_allocation() else "job", h.name,
+                                        "; " + n.error if n else ": Slurm ended the job; the prolog's output is in "
+                                        "slurmd's log there (`prolog failed: rc:`)"),
+                                    error_kind=n.error_kind if n else "slurm")
+            again = [h for h in live if h.name not in self._prolog_failed and done.get(h.name) is not None
+                     and not done[h.name].reachable and done[h.name].error_kind == "slurm"]
+            left = self.timeout - (time.time() - t0)
+            if in_allocation() or not again or left < 1.0:
+                return
+            saved, self.timeout = self.timeout, max(left, min(5.0, self.timeout))
+            try:
+                for n in self._run(again, payload) or []:
+                    done[n.host] = n
+            finally:
+                self.timeout = saved
 
     def _isolate(self, hosts, timeout):
         """(hosts where `srun -w NODE true` ran within ``timeout``, hosts where it did not, hosts
@@ -495,6 +536,8 @@ class SrunTransport(Transport):
                 except (subprocess.TimeoutExpired, OSError, ValueError):
                     err = b""
                 said = (err or b"")[:MAX_STDERR].decode("utf-8", "replace").splitlines()[:50]
+                for line in said:
+                    self._prolog(line)
                 if any(_QUEUED.search(l) for l in said):
                     self._why_queued[h.name] = self._queued_words(said)
                     return "queued"
@@ -815,6 +858,11 @@ class SrunTransport(Transport):
             out.append(node)
         return out
 
+    def _prolog(self, line):
+        m = _PROLOG_FAIL.search(line)
+        if m and hasattr(self, "_prolog_failed") and len(self._prolog_failed) < 10000:
+            self._prolog_failed.add(m.group(1) or m.group(2))
+
     @staticmethod
     def _queued_words(lines):
         """'; ' and what srun and slurmctld said of a job srun left queued (its job is over by now):
@@ -860,6 +908,7 @@ class SrunTransport(Transport):
             elif raw.startswith(b"srun: "):
                 if len(srun_lines) < 200:
                     srun_lines.append(raw[:500].decode("utf-8", "replace"))
+                    self._prolog(srun_lines[-1])
             elif last is not None and raw:  # the rest of a line longer than READ_LIMIT
                 self._take(last, raw.decode("utf-8", "replace"), is_err, continued=True)
         return last
