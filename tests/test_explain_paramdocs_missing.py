@@ -78,3 +78,22 @@ def test_a_name_the_message_does_not_call_an_argument_is_not_one(kb):
 def test_an_argument_the_line_passes_is_not_absent():
     tb = {"msg": "`mesh_dim` needs to be specified", "frames": []}
     assert paramdocs.missing(tb) == (None, None)
+
+
+def test_an_object_made_without_the_argument_its_method_needs(kb):
+    # P36 (torch 2.11.0+cu130, two H100s): start.elapsed_time(end) on events made by torch.cuda.Event() -
+    # "Both events must be created with argument 'enable_timing=True'." raised in torch/cuda/streams.py Event.elapsed_time
+    fixes, f = _first_fixes(explain.explain_text(_case("2026-11-27p36", "p36-cuda_event_elapsed_no_timing"), kb))
+    assert fixes[0] == ("create it with Event(enable_timing=True, ...) where it is built (the message requires it; "
+                        "Event raised in Event.elapsed_time)")
+    assert any(n.startswith("Event's documentation of enable_timing (torch ") for n in f["notes"])
+
+
+@pytest.mark.parametrize("msg, want", [
+    ("Both events must be created with argument 'enable_timing=True'.", ("enable_timing", "True")),
+    ("the sampler must be constructed with shuffle=False", ("shuffle", "False")),
+    ("This instance was created with a tensor", None),
+])
+def test_what_reads_as_made_with_an_argument(msg, want):
+    m = paramdocs._BUILT.search(msg)
+    assert ((m.group("p"), m.group("v")) if m else None) == want

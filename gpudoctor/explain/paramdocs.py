@@ -264,6 +264,9 @@ def missing(tb):
     from gpudoctor.explain.libarg import _call
 
     msg = (tb.get("msg") or "").strip()[:argedit.MAX_MSG]
+    built = built_with(tb, msg)
+    if built[0]:
+        return built
     m = _MISSING.search(msg)
     uf = userline.user_frame(tb)
     if m is None or uf is None:
@@ -319,6 +322,39 @@ def missing(tb):
 
 
 _PKG = {"pytorch_lightning": "lightning", "lightning_fabric": "lightning"}
+
+# an object that had to be made with an argument: "Both events must be created with argument 'enable_timing=True'."
+# (torch/cuda/streams.py Event.elapsed_time), "... must be constructed / initialized / built with foo=True"
+_BUILT = re.compile(r"\b(?:created|constructed|initiali[sz]ed|instantiated|built) with (?:the )?(?:argument |option |flag "
+                    r"|keyword )?[`'\"]?(?P<p>[a-z_][a-z0-9_]{1,60})=(?P<v>[\w.'\"-]{1,40}?)[`'\"]?(?=[ .,;)]|$)")
+
+
+def built_with(tb, msg):
+    """(edit line, note) when the message says the object had to be made with an argument and the raising frame is a
+    method of a class the table documents that argument for (the class in the same file whose method raised):
+    'create it with Event(..., enable_timing=True) where it is built'; else (None, None). (fix22)"""
+    m = _BUILT.search(msg)
+    inner = pytb.innermost(tb)
+    if m is None or not inner or inner[3] != "lib":
+        return None, None
+    rel, fn = site_path(inner[0]), inner[2] if len(inner) > 2 else None
+    calls = table().get("callables") or {}
+    meth = [q for q in _index()[0].get(rel, ()) if q.rsplit(".", 1)[1] == fn and calls[q].get("kind") == "method"]
+    cls = {q.rsplit(".", 1)[0] for q in meth}
+    found = [(c, calls[c]["params"][m.group("p")]) for c in sorted(cls) if c in calls and
+             m.group("p") in (calls[c].get("params") or {})]
+    if len(found) != 1:
+        return None, None
+    qual, rec = found[0]
+    name, value = qual.rsplit(".", 1)[1], m.group("v").strip("'\"")
+    if not _CHOICE.match(value):
+        return None, None
+    line = "create it with %s(%s=%s, ...) where it is built (the message requires it; %s raised in %s.%s)" % (
+        name, m.group("p"), value, name, name, fn)
+    pkg = calls[qual].get("package", qual.split(".", 1)[0])
+    note = "%s's documentation of %s (%s): \u201c%s\u201d" % (name, m.group("p"), _version(pkg),
+                                                           userline.quote(rec.get("doc") or "no sentence"))
+    return line, note
 
 
 def fill(scan, findings, tb, got=None):
