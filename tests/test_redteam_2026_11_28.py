@@ -376,3 +376,46 @@ def test_plan_shows_a_launch_lines_values_as_shell_words(tmp_path):
     rows += [line.split(None, 2)[2] for line in out.splitlines() if line.startswith("env set ")]
     assert len(rows) == 2 and "NCCL_SOCKET_IFNAME=$'eth0;touch\\x20MARKER'" in rows[1]
     assert paste(rows + [rows[0].split(None, 1)[1]], tmp_path) == []
+
+
+_FORBIDDEN = ('error retrieving resource lock kubeflow/mpi-operator: endpoints "mpi-operator" is forbidden: User '
+              '"system:serviceaccount:kubeflow:mpi-operator" cannot get resource "{RES}" in API group "{GRP}" in the '
+              'namespace "{NS}"\n')
+
+
+@pytest.mark.parametrize("res, grp, ns", [
+    ("endpoints", "", "kubeflow\\' <(touch${IFS}MARKER) \\'"), ("endpoints", "", "kubeflow;touch MARKER"),
+    ("--kubeconfig=/tmp/x", "", "kubeflow"), ("endpoints", "x.io;touch MARKER", "kubeflow"),
+    ("endpoints", "", "-n$(touch${IFS}MARKER)"),
+])
+def test_the_rbac_confirm_line_quotes_the_messages_words(tmp_path, res, grp, ns):
+    # 43.: k8sstatus (6728a2e, this session) builds 'confirm: kubectl auth can-i VERB RESOURCE[.GROUP] --as=USER -n
+    # NAMESPACE' from the API server's refusal with the message's quoted words bare: a namespace 'kubeflow\\' <(touch
+    # MARKER) \\'' ran touch through the process substitution when the line was pasted (found by this round's
+    # quote-context fuzz over the seen texts), a group 'x.io;touch MARKER' ran it after a ';', and a resource
+    # '--kubeconfig=/tmp/x' became an option (a kubeconfig's exec plugin runs a command). The line is written only
+    # where every word is a plain Kubernetes name (else with placeholders).
+    from gpudoctor.explain import explain_text
+    from test_redteam_2026_11_26d import paste
+
+    res_ = explain_text(_FORBIDDEN.replace("{RES}", res).replace("{GRP}", grp).replace("{NS}", ns))
+    lines = [x for f in res_["findings"] for c in f["causes"] for x in c["fix"] + c["confirm"]]
+    can = [x for x in lines if "auth can-i" in x]
+    assert can, lines  # the reader answered
+    assert paste([x.split(": ", 1)[1] for x in can] + lines, tmp_path) == []
+    for x in can:
+        assert "--kubeconfig" not in x and " -n -" not in x and "touch" not in x
+
+
+def test_the_rbac_confirm_line_keeps_plain_names():
+    from gpudoctor.explain import explain_text
+
+    res = explain_text(_FORBIDDEN.replace("{RES}", "endpoints").replace("{GRP}", "").replace("{NS}", "kubeflow"))
+    lines = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
+    assert ("confirm: kubectl auth can-i get endpoints --as=system:serviceaccount:kubeflow:mpi-operator -n kubeflow"
+            in lines), lines
+    res = explain_text(_FORBIDDEN.replace("{RES}", "leases").replace("{GRP}", "coordination.k8s.io")
+                       .replace("{NS}", "kubeflow"))
+    lines = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
+    assert ("confirm: kubectl auth can-i get leases.coordination.k8s.io --as=system:serviceaccount:kubeflow:"
+            "mpi-operator -n kubeflow" in lines), lines

@@ -97,6 +97,17 @@ def hits(scan, known=()):
     return bool(admit_hits(scan, known) or forbidden_hits(scan, None, known))
 
 
+_PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,252}$")  # names, verbs, dotted groups, system:serviceaccount:...
+
+
+def _plain(value, placeholder):
+    """``value`` where it is a plain Kubernetes word (a name, a verb, a dotted group, a user such as
+    system:serviceaccount:ns:name): nothing a shell acts on, no leading '-'; "" stays ""; else ``placeholder``."""
+    if not value:
+        return value
+    return value if _PLAIN.match(value) else placeholder
+
+
 def _cause(text, fixes):
     return {"text": text, "checks": [], "confirm": [], "fix": fixes, "exports": {}, "evidence": [], "static_rank": 0,
             "computed": None}
@@ -135,8 +146,12 @@ def finding(scan, kb, structural_finding, known=()):
         if fam not in by or _ran_past(scan, h.line):
             continue
         g = h.groups
-        user, verb, res, ns = g.get("user"), g.get("verb"), g.get("res"), g.get("ns")
-        grp = g.get("group") or ""
+        # (the message's words go into a line a person pastes: each must be a plain Kubernetes name, else its
+        # placeholder is written; a namespace "kubeflow\\' <(touch X) \\'" ran touch, a resource "--kubeconfig=..."
+        # was an option: docs/security.md 43.)
+        user, verb, res, ns = (_plain(g.get(k), "<%s>" % w) for k, w in (
+            ("user", "user"), ("verb", "verb"), ("res", "resource"), ("ns", "namespace")))
+        grp = _plain(g.get("group") or "", "<group>")
         can = "kubectl auth can-i %s %s%s --as=%s%s" % (verb, res, "." + grp if grp else "", user,
                                                         " -n " + ns if ns else "")
         f = structural_finding(by[fam], h, "the API server's RBAC refusal of the service account %s:%s" % (
