@@ -213,3 +213,34 @@ def test_a_node_gpudoctors_prolog_drains_under_the_check_is_named_and_the_others
     assert [h for h in ("sn1", "sn2", "sn4") if not nodes[h]["reachable"]] == [], (nodes, err)
     assert rc == 1
     ms.end_prolog_retries(["sn3"])  # 22.05's retry loop after an interactive job's failed prolog
+
+
+def test_a_node_of_a_hidden_partition_is_in_it_for_a_user_who_is_not_root(tmp_path, monkeypatch):
+    """As a user who is not root, `scontrol show node` leaves hidden partitions out of Partitions=
+    (seen on the bed: 'debug,shared,share,excl,p12' for nobody, '...,p12,hid' with --all), and
+    `scontrol show partition` lists none. With SLURM_PARTITION=hid, sn1 read as not in it. The
+    scontrol here answers as 22.05 did for nobody: the hidden partition only under --all."""
+    import os
+
+    from gpudoctor.transport.srun import SrunTransport
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "scontrol").write_text(
+        '#!/bin/sh\nall=; [ "$1" = --all ] && { all=1; shift; }\n'
+        'case "$1 $2" in\n'
+        '  "show node") echo "NodeName=sn1 Arch=x86_64 CPUAlloc=0 CPUTot=2 State=IDLE '
+        'Partitions=debug${all:+,hid} RealMemory=500 AllocMem=0";;\n'
+        '  "show partition") echo "PartitionName=debug Default=YES OverSubscribe=NO Nodes=sn1"\n'
+        '     [ -n "$all" ] && echo "PartitionName=hid Default=NO Hidden=YES OverSubscribe=NO Nodes=sn1";;\n'
+        '  "show config") echo "SlurmdPort = 1";;\n'
+        'esac\n')
+    (bin_dir / "scontrol").chmod(0o755)
+    monkeypatch.setenv("PATH", "%s%s%s" % (bin_dir, os.pathsep, os.environ.get("PATH", "")))
+    for var in ("SLURM_JOB_ID", "SLURM_JOB_NODELIST"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("SLURM_PARTITION", "hid")
+    out = SrunTransport(timeout=10)._preflight(["sn1"])
+    assert "sn1" not in out or out["sn1"].error_kind != "not-in-partition", out["sn1"].error
+    monkeypatch.setenv("SLURM_PARTITION", "gpu")  # a partition the node is not in: named so
+    assert SrunTransport(timeout=10)._preflight(["sn1"]) == {}  # (no such partition: srun says so itself)

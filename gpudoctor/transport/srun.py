@@ -576,7 +576,10 @@ class SrunTransport(Transport):
         if not scontrol or not names:
             return out
         try:
-            p = subprocess.run([scontrol, "show", "node", "-o", fold(names)], stdin=subprocess.DEVNULL,
+            # --all: for a user who is not root, Partitions= leaves the hidden partitions out without it
+            # (22.05 here: sn1's 'debug,...,p12' for nobody, '...,p12,hid' with --all), and a node in the
+            # hidden partition $SLURM_PARTITION names would read as not-in-partition
+            p = subprocess.run([scontrol, "--all", "show", "node", "-o", fold(names)], stdin=subprocess.DEVNULL,
                                capture_output=True, timeout=max(1.0, min(10.0, self.timeout / 3)))
         except (OSError, subprocess.TimeoutExpired):
             return out
