@@ -167,12 +167,22 @@ acc.end_training() if hasattr(acc, "end_training") else None
 INFO = {"NCCL_DEBUG": "INFO", "NCCL_DEBUG_SUBSYS": "INIT,NET"}
 
 
+def gpus_here():
+    """'2x NVIDIA H100 80GB HBM3' from nvidia-smi -L (the header said H200 whatever the host was)."""
+    try:
+        names = [l.split(":", 1)[1].split("(UUID")[0].strip() for l in subprocess.run(
+            ["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30).stdout.splitlines() if ":" in l]
+    except (OSError, subprocess.SubprocessError):
+        names = []
+    return "%dx %s" % (len(names), names[0]) if names else "GPU"
+
+
 def header(path, family, command, fix, note):
     body = open(os.path.join(OUT, path)).read()
     with open(os.path.join(OUT, path), "w") as f:
-        f.write("# source: captured on a 2x NVIDIA H200 host (one machine, Firecracker VM), %s, by "
+        f.write("# source: captured on a %s host (one machine, Firecracker VM), %s, by "
                 "bench/probe_h200.py; %s\n# family: %s\n# fix: %s\n# command: %s\n# ---\n" % (
-                    STAMP, note, family, fix, command))
+                    gpus_here(), STAMP, note, family, fix, command))
         f.write(body)
 
 

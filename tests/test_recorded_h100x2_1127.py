@@ -1,0 +1,52 @@
+"""A real 2x H100 host (fixtures/recorded/h100x2-2026-11-27/, captured through the device machine): the
+release's check judges its facts as it did there, and explain names each planted fault of the real NCCL/torch
+logs and nothing in the healthy one."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "recorded",
+                    "h100x2-2026-11-27")
+
+
+def gd(*args):
+    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_check_facts_of_the_real_host():
+    p = gd("check", "--facts", os.path.join(HERE, "facts.json"), "--json")
+    assert p.returncode == 1, p.stderr
+    d = json.loads(p.stdout)
+    assert [f["check"] for f in d["findings"]] == ["host.name"]
+    by_id = {c["id"]: c for c in d["checks"]}
+    assert by_id["host.name"]["status"] == "fail"
+    assert "127.0.0.1" in by_id["host.name"]["summary"]
+    assert by_id["driver.cuda"]["status"] == "pass"
+    assert "580.159.04" in by_id["driver.cuda"]["evidence"]
+    assert by_id["cuda.libs"]["status"] == "pass" and "2.28.9" in by_id["cuda.libs"]["evidence"]
+    assert d["summary"]["checks_passed"] == 10 and d["summary"]["checks_skipped"] == 0
+    # what the host printed there is what the same facts give here
+    there = open(os.path.join(HERE, "check.txt")).read()
+    assert "Summary: 1 error, 0 warnings; 10 passed, 7 n/a, 0 skipped" in there
+
+
+@pytest.mark.parametrize("name, root", [
+    ("planted-shm-tiny.log", "shm.size"),
+    ("planted-port-in-use.log", "rendezvous.address_in_use"),
+    ("planted-socket-ifname.log", "nccl.socket_ifname"),
+])
+def test_explain_names_each_planted_fault(name, root):
+    p = gd("explain", "--json", os.path.join(HERE, name))
+    assert p.returncode == 0, p.stderr  # explain's 0: an answer (docs/explain.md, exit codes)
+    d = json.loads(p.stdout)
+    assert d["verdict"] == "root_cause" and d["root"] == root
+
+
+def test_explain_healthy_accelerate_run_has_no_root():
+    p = gd("explain", "--json", os.path.join(HERE, "healthy-accelerate.log"))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["verdict"] == "no_error"
