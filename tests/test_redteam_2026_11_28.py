@@ -419,3 +419,28 @@ def test_the_rbac_confirm_line_keeps_plain_names():
     lines = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
     assert ("confirm: kubectl auth can-i get leases.coordination.k8s.io --as=system:serviceaccount:kubeflow:"
             "mpi-operator -n kubeflow" in lines), lines
+
+
+@pytest.mark.parametrize("pay", ["$(touch MARKER)", "x;touch MARKER;#", "`touch MARKER`", "\\' <(touch${IFS}MARKER) \\'"])
+def test_the_sshd_rule_line_quotes_sshds_log_line_as_one_word(tmp_path, pay):
+    # 44.: clidocs.sshd_rule (df532128, this session) puts sshd's own log line into the root's first fix line as
+    # it is: 'sshd refused it by its StrictModes (line 1: sshd[123]: ... directory /home/$(touch MARKER)u; ...): chown
+    # ...'; its clauses (after ': ', '; ', ' (', the way 31. pastes fix lines) ran touch. The log line is one sh() word
+    # there now where a shell acts on it (27.'s shown_word); a plain line is quoted as before.
+    from gpudoctor.explain import explain_text
+    from test_redteam_2026_11_26d import paste
+    from test_redteam_2026_11_27b import _clauses
+
+    res = explain_text("sshd[123]: Authentication refused: bad ownership or modes for directory /home/%su\n" % pay)
+    lines = [x for f in res["findings"] for c in f["causes"] for x in c["fix"] + c["confirm"]]
+    assert any(x.startswith("sshd refused it by its StrictModes") for x in lines), lines
+    assert paste(_clauses(lines), tmp_path) == []
+
+
+def test_the_sshd_rule_line_keeps_a_plain_log_line():
+    from gpudoctor.explain import explain_text
+
+    res = explain_text("sshd[123]: Authentication refused: bad ownership or modes for directory /home/u\n")
+    lines = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
+    assert any(x.startswith("sshd refused it by its StrictModes (line 1: sshd[123]: Authentication refused: bad "
+                            "ownership or modes for directory /home/u; ") for x in lines), lines

@@ -606,8 +606,11 @@ def sshd_rule(scan, f, most=2):
         if site is None or site["keyword"] in seen:
             continue
         seen.append(site["keyword"])
+        from gpudoctor.fixline import hostile, shown_word
+
+        said = _clip(hit.text.strip(), 160)  # (the log's line, in a fix line: one word where a shell acts on it, 44.)
         line = "sshd refused it by its %s (line %d: %s; %s, openssh-server: \u201c%s\u201d): %s" % (
-            site["keyword"], hit.line, _clip(hit.text.strip(), 160), site.get("page", "sshd_config(5)"),
+            site["keyword"], hit.line, shown_word(said) if hostile(said) else said, site.get("page", "sshd_config(5)"),
             _clip(site.get("doc", ""), 300), site["do"])
         if line not in fixes:
             fixes.insert(len(seen) - 1, line)
