@@ -355,3 +355,19 @@ def test_a_line_that_goes_on_with_other_words_is_not_the_site(kb):
     other = "Exception: The current node timed out during startup of my own service, retrying in 5 s"
     assert srcprov.site_rows(cut, kb.by_id) and not srcprov.site_rows(other, kb.by_id)
     assert not srcprov.site_rows("Exception: The current node timed out", kb.by_id)  # too few words
+
+
+# ------------------------------------ explicit: a CDI device name the engine looked up as a device file (no CDI there)
+
+def test_a_cdi_name_stat_as_a_path(kb):
+    # AO (NVIDIA/nvidia-container-toolkit#63): podman 3.0.1 given --device=nvidia.com/gpu=0, the error quoted in
+    # backticks in the thread's sentence
+    r = _res(seen_text("ao-podman3-no-native-cdi"), kb)
+    f = r["findings"][0]
+    assert f["id"] == "container.oci_device" and "4.1" in f["causes"][0]["text"]
+    assert "nvidia-ctk cdi generate" in " ".join(f["causes"][0]["fix"])
+
+
+def test_a_device_path_that_is_missing_is_no_cdi_name(kb):
+    r = _res("Error: stat /dev/nvidia3: no such file or directory\n", kb)
+    assert not r["findings"] or "CDI device name" not in " ".join(r["findings"][0]["notes"])

@@ -71,6 +71,14 @@ PATTERNS = {
     # (noans22) JAX's note on an exception whose JAX-internal frames it removed (jax/_src/traceback_util.py,
     # _simplified_tb_msg, added to the exception as a PEP 678 note: printed right after its exception line)
     "_struct_ex_jaxfiltered": [(r"JAX has removed its internal frames from the traceback", ["jaxhasremovedits"])],
+    # (noans22) a CDI device name (the CDI spec's fully-qualified 'vendor.com/class=name') that the engine treated as a
+    # device path: podman's 'Error: stat nvidia.com/gpu=0: no such file or directory' (podman reads CDI names since
+    # 4.1.0, https://github.com/containers/podman/blob/main/RELEASE_NOTES.md#410, as docker/cli#3864 cites; podman
+    # build does not, containers/podman#21158), docker's (moby daemon/oci_linux.go) 'error gathering device information
+    # while adding custom device "nvidia.com/gpu=all": no such file or directory'
+    "_struct_ex_cdipath": [(r"(?:\bstat |adding custom device \\?\"?)(?P<name>[a-z0-9][a-z0-9.-]{0,60}\.[a-z]{2,12}/"
+                            r"[a-z0-9][\w.-]{0,40}=[\w.:-]{1,80})\\?\"?: no such file or directory",
+                            ["nosuchfileordirectory"])],
     # systemd's job result for a unit that did start (src/core/job.c: 'Started %s.'): a start that failed before it was
     # retried and went through (Restart=on-failure) is not what stopped anything
     "_struct_ex_started": [(r"\bStarted (?P<prog>NVIDIA [Ff]abric ?[Mm]anager|nvidia-fabricmanager|"
@@ -196,6 +204,7 @@ def seen(scan):
     known = _known(scan)
     return bool(_dcgm_hits(scan, known) or _wc_hits(scan, known) or
                 _start_hits(scan, known) or _refusal_hits(scan, known) or _hits(scan, "_struct_ex_build", known) or
+                _hits(scan, "_struct_ex_cdipath", known) or
                 cut_traceback(scan) or _buildinputs.hits(scan, known) or
                 _srcprov.hits(scan, known, answerable=True) or
                 (bool(scan.matches.get("_struct_ex_pymsg")) and bool(_srcprov.py_hits(scan, known))) or
@@ -240,6 +249,28 @@ def structural(scan, kb, structural_finding):
                               "before) say what it found missing. Its own log and `journalctl -u <its unit>` hold "
                               "the rest." % svc[2])
             return f
+    for h in _hits(scan, "_struct_ex_cdipath", known):
+        if "container.oci_device" not in by or _ran_past(scan, h.line):
+            continue
+        name = h.groups.get("name")
+        f = structural_finding(by["container.oci_device"], h, "the CDI device name %s looked up as a file" % name, scan)
+        f["causes"].insert(0, {
+            "text": "%s is a CDI device name (the Container Device Interface's 'vendor.com/class=name'), and the engine "
+                    "looked it up as a device file: it does not resolve CDI names - podman before 4.1 (and podman "
+                    "build in any release), or docker without its CDI feature - so the GPU is never added." % name,
+            "checks": [], "confirm": ["podman --version / docker version; nvidia-ctk cdi list (the names this host's "
+                                      "CDI spec defines)"],
+            "fix": ["upgrade podman to 4.1 or later (CDI support), or on docker enable the daemon's CDI feature "
+                    "(/etc/docker/daemon.json: \"features\": {\"cdi\": true}, then restart docker), and generate the "
+                    "spec: sudo nvidia-ctk cdi generate --output=/etc/cdi/nvidia.yaml",
+                    "or, on an engine without CDI: pass the device files themselves (--device /dev/nvidia0 --device "
+                    "/dev/nvidiactl --device /dev/nvidia-uvm) or use the NVIDIA runtime hook (--gpus / "
+                    "--runtime=nvidia)"],
+            "exports": {}, "evidence": [], "static_rank": 0, "computed": None})
+        f["notes"].append("The name has the CDI spec's form (https://github.com/cncf-tags/container-device-interface/"
+                          "blob/main/SPEC.md: a fully-qualified device name 'vendor.com/class=name'); the error says "
+                          "the engine tried it as a path under /dev instead.")
+        return f
     for h, u, svc in _refusal_hits(scan, known):
         if svc[1] not in by:
             continue
