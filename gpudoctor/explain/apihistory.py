@@ -338,9 +338,13 @@ def compute(texts, tb=None, frames=None):
             use = _spell(new, kind)
             since = (" (deprecated since %s)" % dep) if dep and dep != rel[0] else \
                 ((" (deprecated by %s, the oldest release read)" % dep) if dep else "")
-            line = "%s left %s in %s%s%s: use %s instead (as %s)%s, or pin pip install %s" % (
+            # (fix22) a keyword renamed in place: the edit of the call, the value kept ('TrainingArguments(
+            # evaluation_strategy=...)' -> eval_strategy=<the same value>)
+            edit = (" - the edit: %s=<the value given as %s>" % (use, name)) if kind in ("kwarg", "field") and \
+                re.fullmatch(r"[A-Za-z_]\w{0,80}", use) and use != name else ""
+            line = "%s left %s in %s%s%s: use %s instead (as %s)%s%s, or pin pip install %s" % (
                 what, pkg, gone if _next_line(last, gone) else "after %s (by %s)" % (last, gone), since, yours, use,
-                src, (", in the caller: upgrade %s, whose newer release passes the replacement" % caller)
+                src, edit, (", in the caller: upgrade %s, whose newer release passes the replacement" % caller)
                 if caller else "", pin)
             why += "; the replacement: %s" % src
             return line, why
