@@ -97,3 +97,32 @@ def test_an_object_made_without_the_argument_its_method_needs(kb):
 def test_what_reads_as_made_with_an_argument(msg, want):
     m = paramdocs._BUILT.search(msg)
     assert ((m.group("p"), m.group("v")) if m else None) == want
+
+
+def test_an_argument_from_a_mapping_gets_the_key_edit(kb):
+    # P35 (torch on CPU): DataLoader(ds, shuffle=True, **cfg) with a config that sets prefetch_factor: 4 and
+    # num_workers: 0 - "... otherwise set prefetch_factor to None." (torch/utils/data/dataloader.py)
+    fixes, _f = _first_fixes(explain.explain_text(_case("2026-11-27p35", "p35-dataloader_prefetch_factor_zero_workers"),
+                                                  kb))
+    assert fixes[0] == ("prefetch_factor comes from the mapping passed as **cfg (not written on the line): set its "
+                        "'prefetch_factor' key to None there, or drop the key (in a YAML / OmegaConf config that fills "
+                        "it: prefetch_factor: null)")
+
+
+@pytest.mark.parametrize("src, want", [
+    ("loader = DataLoader(ds, prefetch_factor=4, **cfg)", False),  # written on the line: argedit's / paramdocs' own
+    ("loader = DataLoader(ds, prefetch_factor=4)", False),  # no mapping
+    ("loader = DataLoader(ds, **cfg, **extra)", False),  # two mappings: which one holds it is not known
+    ("loader = DataLoader(ds, **cfg.loader)", True),
+])
+def test_which_lines_take_the_argument_from_a_mapping(kb, src, want):
+    text = ("Traceback (most recent call last):\n"
+            "  File \"/w/train.py\", line 5, in <module>\n"
+            "    %s\n"
+            "  File \"/v/lib/python3.11/site-packages/torch/utils/data/dataloader.py\", line 288, in __init__\n"
+            "    raise ValueError(\n"
+            "ValueError: prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 to "
+            "enable multiprocessing, otherwise set prefetch_factor to None.\n" % src)
+    fixes = [x for f in explain.explain_text(text, kb)["findings"] for c in f.get("causes") or []
+             for x in c.get("fix") or []]
+    assert any("comes from the mapping passed as **" in x for x in fixes) is want, fixes

@@ -644,6 +644,33 @@ def _range(c, kws, on_line, got, names, scan):
     return ["%s=<a value %s>%s" % (arg, bound, " (not %s=%s)" % (arg, lit) if lit else "")]
 
 
+# (fix22) the message's own remedy for one argument: "otherwise set prefetch_factor to None"
+# (torch/utils/data/dataloader.py), "Please set `x` to False"
+_SET_ARG = re.compile(r"\bset (?:the )?[`'\"]?(?P<a>[a-z_][a-z0-9_]{1,60})[`'\"]? (?:to|=) ?[`'\"]?(?P<v>None|True|False|"
+                      r"-?\d{1,12}(?:\.\d{1,6})?)[`'\"]?(?=[ .,;)]|$)")
+_MAPPING = re.compile(r"(?<![*\w])\*\*(?P<m>[A-Za-z_][\w.]{0,60}(?:\[[^\]\n]{1,60}\])?)")
+_YAML = {"None": "null", "True": "true", "False": "false"}
+
+
+def from_mapping(tb):
+    """(fix22) The edit of an argument the user's line passes through a mapping (`DataLoader(ds, **cfg)`), when the
+    message says which value to set it to and the line does not write it: the key of that mapping, in the forms a
+    config file that fills it takes. [] otherwise."""
+    msg = (tb.get("msg") or "").strip()[:MAX_MSG]
+    m = _SET_ARG.search(msg)
+    uf = userline.user_frame(tb)
+    if m is None or uf is None:
+        return []
+    src = uf["src"] or ""
+    maps = _MAPPING.findall(src)
+    if len(maps) != 1 or m.group("a") in _kwargs(src):
+        return []
+    a, v, mp = m.group("a"), m.group("v"), maps[0]
+    yaml = _YAML.get(v, v)
+    return ["%s comes from the mapping passed as **%s (not written on the line): set its %r key to %s there, or drop "
+            "the key (in a YAML / OmegaConf config that fills it: %s: %s)" % (a, mp, a, v, a, yaml)]
+
+
 # ---- the hook ----
 def fill(scan, findings, tb, got=None):
     """Put the concrete edit first among the fix lines of the root's first cause (libarg.fill calls it with the
@@ -657,7 +684,7 @@ def fill(scan, findings, tb, got=None):
         inner = pytb.innermost(tb)
         if not inner or (inner[3] != "lib" and not _ARG_PARSER.match((tb.get("msg") or "").strip())):
             return
-        lines = edit(tb, scan, got)
+        lines = edit(tb, scan, got) or from_mapping(tb)
     fixes = f["causes"][0]["fix"]
     for line in reversed(lines[:3]):
         if line not in fixes:
