@@ -421,7 +421,8 @@ def test_the_rbac_confirm_line_keeps_plain_names():
             "mpi-operator -n kubeflow" in lines), lines
 
 
-@pytest.mark.parametrize("pay", ["$(touch MARKER)", "x;touch MARKER;#", "`touch MARKER`", "\\' <(touch${IFS}MARKER) \\'"])
+@pytest.mark.parametrize("pay", ["$(touch MARKER)", "x;touch MARKER;#", "`touch MARKER`",
+                                 "\\' <(touch${IFS}MARKER) \\'"])
 def test_the_sshd_rule_line_quotes_sshds_log_line_as_one_word(tmp_path, pay):
     # 44.: clidocs.sshd_rule (df532128, this session) puts sshd's own log line into the root's first fix line as
     # it is: 'sshd refused it by its StrictModes (line 1: sshd[123]: ... directory /home/$(touch MARKER)u; ...): chown
@@ -444,3 +445,19 @@ def test_the_sshd_rule_line_keeps_a_plain_log_line():
     lines = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
     assert any(x.startswith("sshd refused it by its StrictModes (line 1: sshd[123]: Authentication refused: bad "
                             "ownership or modes for directory /home/u; ") for x in lines), lines
+
+
+@pytest.mark.parametrize("why", ["Connection refused x' ; touch MARKER ; echo '",
+                                 "Connection refused'; touch MARKER; #"])
+def test_the_pdsh_rcmd_line_quotes_the_connect_reason_as_one_word(tmp_path, why):
+    # 45.: clidocs.pdsh_rcmd wrote pdsh's 'connect: <reason>' between single quotes of its own, the reason as the log
+    # gave it: a reason holding a quote closed them ('connect: x' ; touch MARKER ; echo '') and the clause after it
+    # ran touch when pasted. The quoted words are one sh() word now.
+    from gpudoctor.explain import explain_text
+    from test_redteam_2026_11_26d import paste
+    from test_redteam_2026_11_27b import _clauses
+
+    res = explain_text("$ pdsh -w localhost hostname\npdsh@vm: localhost: connect: %s\n" % why)
+    lines = [x for f in res["findings"] for c in f["causes"] for x in c["fix"]]
+    assert any("is an rsh-protocol module's own failure" in x for x in lines), lines
+    assert paste(_clauses(lines), tmp_path) == []

@@ -591,9 +591,13 @@ def pdsh_rcmd(scan, refusals):
                  200)
     which = ("-R %s" % chosen[0]) if chosen and re.match(r"^[a-z0-9]{1,20}$", chosen[0]) else \
         "its default rcmd module (pdsh -V prints it; rsh in Debian 12's pdsh 2.34)"
-    return ("pdsh connected with %s: 'connect: %s' is an rsh-protocol module's own failure (rsh, mrsh), not ssh's; "
+    from gpudoctor.fixline import sh
+
+    # (the log's words between quotes: one sh() word, never quotes of our own around them: a reason holding a quote
+    # closed them, docs/security.md 45.)
+    return ("pdsh connected with %s: %s is an rsh-protocol module's own failure (rsh, mrsh), not ssh's; "
             "run it over ssh: pdsh -R ssh -w ... or export PDSH_RCMD_TYPE=ssh (pdsh(1) -R: \u201c%s\u201d)" % (
-                which, _clip(got[0][1].group("why"), 60), doc))
+                which, sh("connect: " + _clip(got[0][1].group("why"), 60)), doc))
 
 
 def sshd_rule(scan, f, most=2):
