@@ -91,7 +91,8 @@ def test_whole_sentences_while_they_fit():
 RCMD = ("pdsh connected with %s: 'connect: Connection refused' is an rsh-protocol module's own failure (rsh, mrsh), "
         "not ssh's; run it over ssh: pdsh -R ssh -w ... or export PDSH_RCMD_TYPE=ssh (pdsh(1) -R: \u201cSet rcmd "
         "module to name. This option may also be set via the PDSH_RCMD_TYPE environment variable.\u201d)")
-DEFAULT = "its default rcmd module (pdsh -V prints it; rsh in Debian 12's pdsh 2.34)"
+# (no apostrophe before the quoted reason: it paired off with the reason's quote in a pasted clause, security.md 45.)
+DEFAULT = "its default rcmd module (pdsh -V prints it; rsh in the pdsh 2.34 of Debian 12)"
 
 
 def test_pdsh_rcmd_default_named_or_ssh_chosen():

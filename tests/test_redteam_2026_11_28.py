@@ -448,11 +448,13 @@ def test_the_sshd_rule_line_keeps_a_plain_log_line():
 
 
 @pytest.mark.parametrize("why", ["Connection refused x' ; touch MARKER ; echo '",
-                                 "Connection refused'; touch MARKER; #"])
+                                 "Connection refused'; touch MARKER; #", "Connection refused;touch${IFS}MARKER;#"])
 def test_the_pdsh_rcmd_line_quotes_the_connect_reason_as_one_word(tmp_path, why):
     # 45.: clidocs.pdsh_rcmd wrote pdsh's 'connect: <reason>' between single quotes of its own, the reason as the log
     # gave it: a reason holding a quote closed them ('connect: x' ; touch MARKER ; echo '') and the clause after it
-    # ran touch when pasted. The quoted words are one sh() word now.
+    # ran touch when pasted; and the prose's own apostrophe before it ('rsh in Debian 12's pdsh') paired off with the
+    # quote of a plain sh() word in the clause after 'prints it; ', leaving ';touch${IFS}MARKER;#' bare (the fuzz's
+    # find). The quoted words are one sh() word now, and no apostrophe stands before them in the line.
     from gpudoctor.explain import explain_text
     from test_redteam_2026_11_26d import paste
     from test_redteam_2026_11_27b import _clauses

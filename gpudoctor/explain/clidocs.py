@@ -92,7 +92,7 @@ def _sshd_sites():
     except (OSError, ValueError):
         return []
     return [(s, re.compile(r"(?<![\w])" + _printf_rx(s["format"]) + r"(?: \[preauth\])?\s*$"))
-            for s in doc.get("sites") or () if s.get("format") and s.get("keyword")]
+            for s in doc.get("formats") or () if s.get("format") and s.get("keyword")]
 
 
 _SSHD_SITES = _sshd_sites()
@@ -590,7 +590,7 @@ def pdsh_rcmd(scan, refusals):
     doc = _whole([opt[1].get("first", "")] + [x for x in opt[1].get("constraints") or [] if "PDSH_RCMD_TYPE" in x],
                  200)
     which = ("-R %s" % chosen[0]) if chosen and re.match(r"^[a-z0-9]{1,20}$", chosen[0]) else \
-        "its default rcmd module (pdsh -V prints it; rsh in Debian 12's pdsh 2.34)"
+        "its default rcmd module (pdsh -V prints it; rsh in the pdsh 2.34 of Debian 12)"
     from gpudoctor.fixline import sh
 
     # (the log's words between quotes: one sh() word, never quotes of our own around them: a reason holding a quote
