@@ -239,3 +239,12 @@ def test_an_input_variable_the_refusal_does_not_name_is_no_fix(kb):
     text = _text("sbatch_env_timelimit_invalid").replace("SBATCH_TIMELIMIT=9-00:00:00x", "SBATCH_PARTITION=debug")
     fixes = _fixes(explain.explain_text(text, kb))
     assert not any(x.startswith("unset SBATCH_") for x in fixes), fixes
+
+
+def test_a_script_value_with_shell_characters_is_not_written(kb):
+    # (security.md 44.'s rule for this reader's other words) the script's #SBATCH value is quoted back only as a plain word
+    text = _text("sbatch_env_partition_over_directive").replace("#SBATCH --partition=debug",
+                                                                "#SBATCH --partition='debug;touch /tmp/x'")
+    fixes = _fixes(explain.explain_text(text, kb))
+    line = next(x for x in fixes if x.startswith("unset SBATCH_PARTITION"))
+    assert "touch" not in line and "is not what sbatch used" not in line

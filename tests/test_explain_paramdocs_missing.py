@@ -114,6 +114,7 @@ def test_an_argument_from_a_mapping_gets_the_key_edit(kb):
     ("loader = DataLoader(ds, prefetch_factor=4)", False),  # no mapping
     ("loader = DataLoader(ds, **cfg, **extra)", False),  # two mappings: which one holds it is not known
     ("loader = DataLoader(ds, **cfg.loader)", True),
+    ("loader = DataLoader(ds, **cfg['loader;touch x'])", False),  # not a plain name: never written in a fix line
 ])
 def test_which_lines_take_the_argument_from_a_mapping(kb, src, want):
     text = ("Traceback (most recent call last):\n"

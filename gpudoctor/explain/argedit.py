@@ -648,7 +648,7 @@ def _range(c, kws, on_line, got, names, scan):
 # (torch/utils/data/dataloader.py), "Please set `x` to False"
 _SET_ARG = re.compile(r"\bset (?:the )?[`'\"]?(?P<a>[a-z_][a-z0-9_]{1,60})[`'\"]? (?:to|=) ?[`'\"]?(?P<v>None|True|False|"
                       r"-?\d{1,12}(?:\.\d{1,6})?)[`'\"]?(?=[ .,;)]|$)")
-_MAPPING = re.compile(r"(?<![*\w])\*\*(?P<m>[A-Za-z_][\w.]{0,60}(?:\[[^\]\n]{1,60}\])?)")
+_MAPPING = re.compile(r"(?<![*\w])\*\*(?P<m>[A-Za-z_][\w.]{0,60})(?![\w.\[(])")  # (a plain name: it is written in a fix line)
 _YAML = {"None": "null", "True": "true", "False": "false"}
 
 

@@ -398,7 +398,8 @@ def env_value_line(scan, tool, msg):
         if val not in words and not named & set(rec["options"]):
             continue  # (neither the value the command refused nor the option it names)
         opt = rec["options"][-1]
-        shown = [v for f, v in _shown_options(scan, tool, 10 ** 9) if f in rec["options"] and v and v != val]
+        shown = [v for f, v in _shown_options(scan, tool, 10 ** 9) if f in rec["options"] and v and v != val and
+                 re.fullmatch(r"[\w.:,@%+/-]{1,60}", v)]  # (a plain word only: the line is pasted; security.md 44.)
         over = (" (the %s=%s the script or the command line shows is not what %s used)" % (opt, _clip(shown[0], 60),
                                                                                        tool)) if shown else ""
         why = "the value %s refused" % tool if val in words else "the %s %s refused" % (opt, tool)
