@@ -244,3 +244,23 @@ def test_a_node_of_a_hidden_partition_is_in_it_for_a_user_who_is_not_root(tmp_pa
     assert "sn1" not in out or out["sn1"].error_kind != "not-in-partition", out["sn1"].error
     monkeypatch.setenv("SLURM_PARTITION", "gpu")  # a partition the node is not in: named so
     assert SrunTransport(timeout=10)._preflight(["sn1"]) == {}  # (no such partition: srun says so itself)
+
+
+def test_one_node_whose_slurmd_is_stopped_is_a_slurmd_that_starts_nothing_not_a_timeout(ms):
+    """`--nodes sn4` alone, sn4's slurmd stopped (SIGSTOP: alive, its port accepts, it answers
+    nothing): the run waited its deadline, as it must, and read "timeout ... sshd hangs, or the
+    collector hung there"; its shell never announced a task, so slurmd started nothing."""
+    import os
+    import signal
+
+    stopped = ms.slurmd["sn4"]
+    os.killpg(stopped.pid, signal.SIGSTOP)
+    try:
+        rc, nodes, err, took = check(ms, "sn4", timeout_s=10)
+    finally:
+        os.killpg(stopped.pid, signal.SIGCONT)
+        # the job of the stopped srun outlives it (RUNNING on sn4 until its --time): end it for the next test
+        ms.run("scancel", "--name=gpudoctor", "-w", "sn4")
+        ms.wait(lambda st: st["sn4"][0] == "IDLE", what="sn4 idle again")
+    assert nodes["sn4"]["error_kind"] == "slurmd" and "did not start a task there" in nodes["sn4"]["error"], nodes
+    assert rc == 1

@@ -851,10 +851,20 @@ class SrunTransport(Transport):
             if not stopped:
                 finished = self._finished(tasks, srun_lines)
         out = []
+        # A node that never announced its task (the shell's first line, before python) by the deadline: its
+        # slurmd started nothing there. One node alone whose slurmd was stopped (SIGSTOP) read "timeout ... sshd
+        # hangs, or the collector hung there" on a real 4-node Slurm 22.05 (slurm22); several such nodes are
+        # tried alone after the stall (_run_all) and named the same way.
+        announced = set(t.node for t in tasks.values() if t.node)
+        queued = self._queued_now(srun_lines, lock)
         for h in names:
             node = done.get(h)
             if stopped and h not in finished and (node is None or node.error_kind != "garbage"):
                 node = timeout_node(h, self.timeout)
+                if h not in announced and not queued:
+                    node = Node(host=h, error="slurmd did not start a task there within %.0fs (alive but not answering: "
+                                "stopped, or stuck in the kernel; or the node's Prolog still runs)" % self.timeout,
+                                error_kind="slurmd")
             if node is None:
                 node = Node(
                     host=h, error="srun ran no task there: %s" % _last(srun_lines, proc.returncode), error_kind="slurm")
