@@ -219,3 +219,25 @@ def test_a_launch_under_a_test_of_an_argument_after_a_run_time_shift_is_kept(tmp
                        args=("a", "b", "c"))
     assert real == [["x"]]
     assert plan == real, plan
+
+
+# mutation round 17 found it: `if A && B; then` took the then-branch by A's test alone (the `if` frame took its
+# condition's first command); bash runs the branch by the status of the list's last command that ran
+@pytest.mark.parametrize("a", ["", "1"])
+@pytest.mark.parametrize("b", ["", "1"])
+@pytest.mark.parametrize("op", ["&&", "||"])
+def test_an_if_whose_condition_is_an_and_or_list_takes_bashs_branch(tmp_path, a, b, op):
+    body = ('A=%s\nB=%s\nif [ -n "$A" ] %s [ -n "$B" ]; then\n  %s then\nelif ! [ -z "$A" ] || false; then\n'
+            '  %s elif\nelse\n  %s else\nfi' % (a, b, op, LAUNCH, LAUNCH, LAUNCH))
+    real, plan = _both(tmp_path, body)
+    assert len(real) == 1
+    assert plan == real, (plan, real)
+
+
+def test_an_and_or_condition_decided_at_run_time_keeps_both_branches(tmp_path):
+    # B is the job's, unknown here: the then-branch may or may not run, so both launch lines stay in the plan
+    p = tmp_path / "s.sh"
+    p.write_text('A=1\nif [ -n "$A" ] && [ -n "$SLURM_JOB_ID" ]; then\n  %s then\nelse\n  %s else\nfi\n'
+                 % (LAUNCH, LAUNCH))
+    plan = read_script(str(p), [], environ={})
+    assert sorted(la.argv[4:] for la in plan.launches) == [["else"], ["then"]]

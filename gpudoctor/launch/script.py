@@ -1547,6 +1547,7 @@ class Reader:
                             if f["unk"] and not self.skipping:
                                 self._guard_done(f)
                             break
+                    self._if_condition_element(guard, words, bang)
             if t == ";;" and self.frames and self.frames[-1]["kind"] == "case":
                 self.frames[-1].update(expect=True, cur=False, pats=None)  # the next pattern decides
             if t in ("&&", "||") and ran_words:
@@ -1567,6 +1568,28 @@ class Reader:
                 self.status = r
                 self.guard = UNDECIDED if r is None else (r if t == "&&" else not r)
             cmd, stdin, out = [], None, None
+
+    def _if_condition_element(self, guard, words, bang):
+        """`if A && B; then` / `if A || B; then`: the `if` runs the then-branch by the status of the list's
+        last command that ran (bash(1) Lists, Compound Commands: "the if list is executed"), not by A's alone
+        (mutation22: `if [ -n "$A" ] && [ -n "$B" ]` with B empty took the then-branch). The `if` frame took
+        A's test; each later element that ran replaces it (a skipped one leaves it; one whose running is decided
+        at run time makes it unknown)."""
+        if not self.frames or self.frames[-1]["kind"] != "if" or not self.frames[-1].get("cond"):
+            return
+        f = self.frames[-1]
+        if any(g["cur"] is False for g in self.frames[:-1]):
+            return
+        if guard is False:
+            return
+        if guard == UNDECIDED:
+            r = None
+        else:
+            r = self.test(words) if words and words[0] in ("[", "[[", "test", "!") else (
+                {"true": True, ":": True, "false": False}.get(words[0]) if words else None)
+            if bang and r is not None and words[:1] != ["!"]:
+                r = not r
+        f.update(cur=r, any=r is True, unk=r is None, paths=[] if r is False else [set()])
 
     def _state(self):
         """What a subshell may change that its parent does not see after it."""
@@ -1681,10 +1704,16 @@ class Reader:
                 # bash(1) exec [-cl] [-a name] command: its options were read as the command (no launch line)
                 del words[:2 if words[0] == "-a" else 1]
             parent_skips = self.skipping
+            if w == "then":
+                for g in reversed(self.frames):  # the condition list ends at `then`
+                    if g["kind"] == "if":
+                        g["cond"] = False
+                        break
             if w == "if":
                 r = False if parent_skips else self.test(words)
                 self.frames.append({"kind": "if", "cur": r, "any": r is True, "unk": r is None, "line": self.line,
-                                    "had": set(self.vars), "paths": [] if r is False else [set()], "else": False})
+                                    "had": set(self.vars), "paths": [] if r is False else [set()], "else": False,
+                                    "cond": not parent_skips})
                 words = []  # the condition is consumed
             elif w == "elif" and self.frames and self.frames[-1]["kind"] == "if":
                 f = self.frames[-1]
