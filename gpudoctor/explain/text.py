@@ -134,8 +134,12 @@ def strip_prefix(text):
         m = PREFIX.match(out)
         if not m or m.end() == 0:
             break
-        if removed and _LEVEL.match(out):
-            break  # after a daemon log's time stamp, 'debug2: ' is Slurm's level (severity), not a host
+        if _LEVEL.match(out):
+            # after a daemon log's time stamp, 'debug2: ' is Slurm's level (severity), not a host; first in its line
+            # it is OpenSSH's (log.c: ssh -v / sshd -d print 'debug1: ' .. 'debug3: ') or Slurm's level too, so
+            # 'debug1: load_hostkeys: fopen ...: No such file or directory' of a healthy ssh -v is an info line
+            # (fixtures/explain/healthy/ssh-v-login-accepted.log), not host debug1's error
+            break
         out, removed = out[m.end():], True
     return out, removed
 
