@@ -260,8 +260,8 @@ def _unbound(scan, f):
                          lambda mm: "environ.get(%s%s%s, %s)" % (mm.group(1), name, mm.group(1),
                                                                  repr(default or "<default>")), src)
         else:
-            new = re.sub(r"(?<![\\$])\$\{?%s\}?(?![\w:])" % re.escape(name), "${%s:-%s}" % (name, default or "<default>"),
-                         src)
+            new = re.sub(r"(?<![\\$])\$\{?%s\}?(?![\w:])" % re.escape(name),
+                         "${%s:-%s}" % (name, default or "<default>"), src)
         if new != src:
             first["fix"].insert(1 if late else min(len(first["fix"]), 1), _default_line(h.line, name, new, src))
         break
@@ -353,7 +353,8 @@ _EMPTY = re.compile(r"(?:with base \d{1,2}|to float): (?:''|\"\")|: expected one
 # (the double-quoted command read as bash reads it: a backslash takes the next character, so an escaped \" does not end
 # it; read up to the first '"' instead, the rest of the word stood outside any quote in the single-quoted alternative
 # built from it and ran when pasted: docs/security.md 34.)
-_DQ_LATER = re.compile(r"\b(?:sbatch|salloc|srun)\b[^\n]{0,300}?(?:--wrap[= ]|\b(?:ba)?sh -l?c )\"((?:[^\"\\\n]|\\[^\n]){0,400})\"")
+_DQ_LATER = re.compile(r"\b(?:sbatch|salloc|srun)\b[^\n]{0,300}?(?:--wrap[= ]|\b(?:ba)?sh -l?c )"
+                       r"\"((?:[^\"\\\n]|\\[^\n]){0,400})\"")
 
 
 _DQ_ESCAPE = re.compile(r'\\([$`"\\])')
