@@ -257,10 +257,15 @@ def test_one_node_whose_slurmd_is_stopped_is_a_slurmd_that_starts_nothing_not_a_
     os.killpg(stopped.pid, signal.SIGSTOP)
     try:
         rc, nodes, err, took = check(ms, "sn4", timeout_s=10)
+        # gpudoctor's job is cancelled (COMPLETING until sn4's slurmd answers, then gone); it stayed RUNNING on
+        # sn4 after the slurmd came back, until its --time (2 minutes), holding a CPU
+        left = ms.run("squeue", "-h", "-w", "sn4", "-o", "%T %j").stdout.split()
     finally:
         os.killpg(stopped.pid, signal.SIGCONT)
-        # the job of the stopped srun outlives it (RUNNING on sn4 until its --time): end it for the next test
-        ms.run("scancel", "--name=gpudoctor", "-w", "sn4")
+    try:
+        assert "RUNNING" not in left, left
         ms.wait(lambda st: st["sn4"][0] == "IDLE", what="sn4 idle again")
+    finally:
+        ms.run("scancel", "--name=gpudoctor", "-w", "sn4")  # for the next test, whatever happened
     assert nodes["sn4"]["error_kind"] == "slurmd" and "did not start a task there" in nodes["sn4"]["error"], nodes
     assert rc == 1

@@ -353,7 +353,7 @@ class SrunTransport(Transport):
             # https://slurm.schedmd.com/srun.html#OPT_overlap
             cmd.append("--overlap")
         else:  # a job of its own: bound it, should this process die (minutes)
-            cmd.append("--time=%d" % (int(self.timeout // 60) + 2))
+            cmd += ["--time=%d" % (int(self.timeout // 60) + 2), "--comment=" + self._mark()]
         cmd += list(self.settings.get("srun_args") or [])
         return cmd + ["sh", "-c", SHELL, "gpudoctor", python]
 
@@ -466,8 +466,40 @@ class SrunTransport(Transport):
                          error_kind="node-busy") for h in queued]
         done = dict((n.host, n) for n in got)
         self._after_prolog(live, done, payload, t0)
+        if getattr(self, "_left_jobs", False):
+            self._cancel_own_jobs()
         done.update(known)
         return [done[h.name] for h in hosts]
+
+    def _mark(self):
+        """The --comment of this run's own jobs outside an allocation (its pid and 8 random hex digits)."""
+        if getattr(self, "_comment", None) is None:
+            import secrets
+
+            self._comment = "gpudoctor-%d-%s" % (os.getpid(), secrets.token_hex(4))
+        return self._comment
+
+    def _cancel_own_jobs(self):
+        """scancel the jobs of this run that a stopped srun left behind (outside an allocation). A
+        job whose srun was stopped while a node's slurmd answered nothing stayed RUNNING on that
+        node after the slurmd came back, holding a CPU until its --time (2 minutes; a real 4-node
+        Slurm 22.05, slurm22): srun ends its job only once every node answered. Found by this
+        run's --comment in `squeue --me` (%k), so no other job of the user is touched. Bounded:
+        5 s each call."""
+        comment = getattr(self, "_comment", None)
+        squeue, scancel = shutil.which("squeue"), shutil.which("scancel")
+        if not comment or not squeue or not scancel:
+            return
+        try:
+            p = subprocess.run([squeue, "--me", "-h", "-o", "%i %k"], stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=5)
+            ids = [w[0] for w in (line.split(None, 1) for line in
+                                  p.stdout[:MAX_OUTPUT].decode("utf-8", "replace").splitlines()[:10000])
+                   if len(w) == 2 and w[0].isdigit() and w[1].strip() == comment][:1000]
+            if ids:
+                subprocess.run([scancel] + ids, stdin=subprocess.DEVNULL, capture_output=True, timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
 
     def _after_prolog(self, live, done, payload, t0):
         """The nodes whose Prolog failed when gpudoctor's job started there, and the nodes that
@@ -520,7 +552,7 @@ class SrunTransport(Transport):
             # no --quiet: srun's "queued and waiting for resources" is one of its informational lines
             cmd = [shutil.which("srun") or "srun", "--nodes=1", "--ntasks=1", "--nodelist=" + h.name,
                    "--job-name=gpudoctor"]
-            cmd += ["--overlap"] if in_allocation() else ["--time=1"]
+            cmd += ["--overlap"] if in_allocation() else ["--time=1", "--comment=" + self._mark()]
             try:
                 p = subprocess.Popen(cmd + ["true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, start_new_session=True)
@@ -531,6 +563,7 @@ class SrunTransport(Transport):
                 return "ok" if p.returncode == 0 else "hung"
             except subprocess.TimeoutExpired:
                 self._stop(p, grace=0.5)  # srun would wait for the node that does not answer
+                self._left_jobs = True
                 try:
                     _, err = p.communicate(timeout=1.0)
                 except (subprocess.TimeoutExpired, OSError, ValueError):
@@ -828,6 +861,7 @@ class SrunTransport(Transport):
                     # srun would wait for the silent node to cancel the step (KillWait); the
                     # started tasks end by themselves once srun is gone (their stdin closes)
                     self._stop(proc, grace=1.0)
+                    self._left_jobs = True
                     for t in threads[1:]:
                         t.join(2.0)
                     return None
@@ -837,6 +871,7 @@ class SrunTransport(Transport):
                 with lock:  # before srun reports the tasks it is about to kill
                     finished = self._finished(tasks, srun_lines)
                 self._stop(proc)
+                self._left_jobs = True
             for t in threads[1:]:
                 t.join(2.0)
         except KeyboardInterrupt as exc:
