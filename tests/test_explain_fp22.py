@@ -54,3 +54,21 @@ def test_a_debug_level_first_in_its_line_is_no_host_prefix(line, body):
     assert text.strip_prefix(line)[0] == body
     if body.startswith("debug"):
         assert text.severity(body) == "info"
+
+
+def test_sshd_s_log_of_a_session_a_user_closed_has_no_root(kb):
+    # sshd runs the client's packet.c: once a login is authenticated its connection id starts 'user <name>' (sshd.c
+    # ssh_packet_set_log_preamble), so every session's end logs 'Disconnected from user root 127.0.0.1 port N';
+    # generated/ssh_messages.json's client site 'Disconnected from %s port %d' (packet.c) answered ssh.connect
+    res = explain.explain_text(_read("healthy", "sshd-D-e-login-logout.log"), kb)
+    assert (res["verdict"], res["root"], res["findings"]) == ("no_error", None, [])
+
+
+@pytest.mark.parametrize("line", [
+    "Disconnected from 10.0.0.5 port 22",  # the client: the server hung up (no preamble)
+    "Disconnected from authenticating user root 10.0.0.5 port 51514 [preauth]",  # sshd: a login not finished
+    "Connection closed by 10.0.0.5 port 22",
+])
+def test_the_client_s_and_an_unfinished_login_s_disconnect_still_answer(kb, line):
+    res = explain.explain_text(line + "\n", kb)
+    assert res["root"] == "ssh.connect", res["root"]

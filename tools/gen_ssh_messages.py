@@ -158,6 +158,13 @@ def build(files, version):
                 rx = rx.replace(r"[^\n]{0,200}\ [^\n]{0,200}", r"[^\n]{0,200}")
             if rx and fmt.endswith(" port %d"):  # the peer's port ends the line: keep it (printf_to_regex drops it)
                 rx += r"\ \d{1,5}(?!\w)"
+            if rx and "%s port %d" in fmt and r"[^\n]{0,200}\ port" in rx:
+                # (fp22) packet.c's connection id is '<log_preamble> <address> port <n>': the client sets no preamble;
+                # sshd, which runs the same packet.c, sets 'user <name>' once a login is authenticated (sshd.c
+                # ssh_packet_set_log_preamble), so its 'Disconnected from user root 10.0.0.5 port 51514' is the end of
+                # every session a user closed, not this client's failure ('authenticating user' / 'invalid user', a
+                # login not finished, still match)
+                rx = rx.replace(r"[^\n]{0,200}\ port", r"(?!user\ )[^\n]{0,200}\ port", 1)
             if rx and re.match(r"%(?:\.\d{1,4})?s:? line %d: ", fmt) and "line" in rx:
                 # readconf.c's '<file> line <n>: ...': the file is ssh_config (~/.ssh/config, /etc/ssh/ssh_config,
                 # ssh_config.d/*.conf) or 'command-line' for -o (ssh.c process_config_line(..., "command-line", ...));
