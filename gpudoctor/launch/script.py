@@ -55,6 +55,7 @@ PER_TASK = ("SLURM_PROCID", "SLURM_NODEID", "SLURM_LOCALID", "SLURM_TASK_PID", "
             "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK", "PMIX_RANK", "PMI_LOCAL_RANK")
 LAUNCH_PROGS = ("torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "mpiexec.hydra", "orterun",
                 "mpirun.openmpi", "mpiexec.openmpi", "mpirun.mpich", "mpiexec.mpich", "horovodrun", "srun")
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 HOSTISH = re.compile(r"ADDR|HOST|_IP$|^IP|MASTER$|NODELIST|NODE_LIST|HEAD|HOSTNAME|ENDPOINT")
 KEYWORDS = {"then", "do", "else", "{", "!", "time", "nohup", "exec", "command", "builtin"}
 # commands that run the command after their options (and operands): the options of each that
@@ -744,6 +745,11 @@ class Reader:
                 add(text)
                 has = True
                 return
+            if MARK in text:
+                # an unquoted argument given as '' or '  ' (or 'a b'): bash splits its value, so an empty one is no
+                # word at all (bash(1) Word Splitting: "unquoted implicit null arguments ... are removed"); a
+                # given value without blanks stays its stand-in (the plan says where it came from)
+                text = re.sub(MARK + r"(\d+)" + MARK, self._blank_given, text)
             self._spend(len(text))  # re.split reads all of it
             parts = re.split(r"[ \t\n]+", text)
             for k, p in enumerate(parts):
@@ -818,6 +824,11 @@ class Reader:
         if has or cur:
             end_field()
         return fields
+
+    def _blank_given(self, m):
+        u = self.unknowns[int(m.group(1))]
+        blank = u.given and u.fixed is not None and (u.fixed == "" or re.search(r"[ \t\n]", u.fixed))
+        return u.fixed if blank else m.group(0)
 
     def _spend(self, n):
         """Count n characters of expanded text against the script's budget: a value used over
@@ -1133,6 +1144,13 @@ class Reader:
                     # nodes=( $(scontrol show hostnames ...) ); ${nodes[0]}: its first word
                     value = self.unknown(self.marks(v[0])[0].text + "[0]", "the first node of the allocation",
                                          host=True)
+                elif idx and idx.isdigit() and v and re.match("^" + MARK + r"\d+" + MARK + "$", v[0]) and \
+                        self.marks(v[0])[0].why == "the allocation's node names":
+                    # ${NODES[1]}: the first item is every node's name, one word each at run time, so item k is the
+                    # (k+1)th node (bash passes the second node's name), never "" (mutation round 17's gap)
+                    k = int(idx)
+                    nth = ("the %s node" % ORDINALS[k]) if k < len(ORDINALS) else "node %d (from 0)" % k
+                    value = self.unknown(self.marks(v[0])[0].text + "[%d]" % k, nth + " of the allocation", host=True)
             elif name in self.vars or is_set:
                 value = self.get(name)
             else:
