@@ -303,8 +303,10 @@ def load_config(path=None, hook=False):
         return cfg
     doc = _load_toml(path)
     apply(cfg, _table(doc, path), where=path)
-    if found_here and path in ("gpudoctor.toml", "pyproject.toml") and cfg.python:
-        _no_program_from_here(cfg.python, path)
+    if found_here and path in ("gpudoctor.toml", "pyproject.toml"):
+        if cfg.python:
+            _no_program_from_here(cfg.python, path)
+        cfg.found_here = path  # its state_dir is judged where it is used (history.state_dir_for: no_state_here)
     cfg.source = path
     return cfg
 
@@ -323,6 +325,29 @@ def _no_program_from_here(python, path):
         raise InputError("./%s: python = %s is a program inside the current folder, and a config found in the "
                          "current folder does not choose one to run (give it with --python, or name this file with "
                          "--config)" % (path, excerpt(python, 80)))
+
+
+def no_state_here(state_dir, path):
+    """A config read without being named, from the current folder, does not choose where gpudoctor keeps its state
+    (docs/security.md 46.): `state_dir` holds the history and its HMAC key (history.py), so a cloned repository's
+    [tool.gpudoctor] state_dir = ".gpudoctor" wrote that key into the repository (one `git add` from being published,
+    after which the keyed hashes of environment values fall to a dictionary), and a key the repository carried there
+    was read and used. Such a value must be absolute (a relative one is relative to wherever gpudoctor is run, as
+    $GPUDOCTOR_STATE_DIR's rule says) and outside the current folder, as written and after links are resolved
+    (/proc/self/cwd/x is the folder too). --state-dir, $GPUDOCTOR_STATE_DIR or --config still name one; the home
+    folder's own ~/gpudoctor.toml is not held to it (40.)."""
+    here = os.path.realpath(os.getcwd())
+    if here == os.path.realpath(os.path.expanduser("~")):
+        return
+    inside = here.rstrip(os.sep) + os.sep
+    if os.path.isabs(state_dir):
+        full = [os.path.abspath(state_dir), os.path.realpath(state_dir)]  # abspath: what history.Store.open makes
+        if not any(f == here or f.startswith(inside) for f in full):
+            return
+    raise InputError("./%s: state_dir = %s is %s, and a config found in the current folder does not keep "
+                     "gpudoctor's history and key there (give it with --state-dir, or name this file with --config)"
+                     % (path, excerpt(state_dir, 80), "inside the current folder" if os.path.isabs(state_dir)
+                        else "a relative path (from the current folder)"))
 
 
 def apply(cfg, table, where="config"):

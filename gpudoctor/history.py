@@ -59,7 +59,12 @@ def state_dir_for(flag=None, cfg=None, environ=None):
         if not os.path.isabs(env):
             raise HistoryError("$%s=%s is not an absolute path" % (STATE_DIR_ENV, env[:200]))
         return env
-    return getattr(cfg, "state_dir", None) if cfg is not None else None
+    value = getattr(cfg, "state_dir", None) if cfg is not None else None
+    if value and getattr(cfg, "found_here", None):  # ./gpudoctor.toml, ./pyproject.toml read unnamed
+        from gpudoctor.config import no_state_here
+
+        no_state_here(value, cfg.found_here)
+    return value
 
 
 def default_state_dir(environ=None, euid=None):
