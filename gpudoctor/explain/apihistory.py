@@ -216,9 +216,10 @@ def _row_says(key, new, msg, pkg=""):
     return bool(new) and not re.search(r"[-{(,]$|\{", new) and (new.strip("-`'\"") not in names or builtin)
 
 
-def replacement(texts, tb, pkg, name, kind):
+def replacement(texts, tb, pkg, name, kind, where=None):
     """(replacement or '', where it was read, first release with the deprecation message or None) for ``name`` of
-    ``pkg``: the log's own deprecation warning first, else the deprecation sites of the releases read."""
+    ``pkg``: the log's own deprecation warning first, else the deprecation sites of the releases read (for a
+    keyword of class ``where``: that class's replacement where the package's row is another site's, _class_row)."""
     names = (name, _flag(name)) if kind == "flag" else (name,)
     for t in texts:
         low = t[:2000]
@@ -238,7 +239,49 @@ def replacement(texts, tb, pkg, name, kind):
         return "", None, None
     new, first, _last, msg = got
     rel = d["releases"]
+    if where and kind in ("kwarg", "field"):
+        fit = _class_row(tb, pkg, where, key, new, msg)
+        if fit is not True:
+            return fit
     return new, "%s's own deprecation message, %s to %s: \"%s\"" % (pkg, rel[first], rel[_last], msg[:160]), rel[first]
+
+
+def _kw(new):
+    """A replacement's spelling as a bare keyword ('Trainer.processing_class' / 'x=...' -> the name)."""
+    return _spell(new, "kwarg").split("=")[0].split("(")[0].rsplit(".", 1)[-1]
+
+
+def _class_row(tb, pkg, cls, key, new, msg):
+    """(apihist22) Whether the package-wide row (``replaced`` is keyed by the old name across the package's
+    classes and functions: transformers' pipelines say "The `tokenizer` argument is deprecated ... Use
+    `preprocessor` instead", while Trainer's own deprecate_kwarg says processing_class) fits keyword ``key`` of
+    class ``cls``. True (keep it) when its message names the class, when the replacement is a keyword the class's
+    table dates, or when nothing points elsewhere; (new, source, None) when another package's row of the same keyword
+    names exactly one replacement and that one is among the keywords ``cls`` gained in the very release it lost
+    ``key`` (trl's trainers, built on Trainer, carry Trainer's rename): the class's own history and a second
+    deprecation message agree. A release adds many keywords, so the arrivals alone refuse nothing (the table dates
+    only keywords that change: hub_model_id, older than the releases read, is no dated keyword of TrainingArguments
+    and still push_to_hub_model_id's replacement)."""
+    d = tb["packages"].get(pkg, {})
+    args = spans(d.get("params", {}).get(cls, {}).get("args", ""))
+    if re.search(r"(?<![\w.])%s\b" % re.escape(cls), msg) or _kw(new) in args or key not in args or \
+            args[key][1] is None:
+        return True
+    k = args[key][1]
+    arrived = {n for n, (a, _b) in args.items() if a == k}
+    if not arrived:
+        return True  # nothing arrived when it left: the class's history says nothing against the row
+    rel = d["releases"]
+    found = {}
+    for p2, d2 in sorted(tb["packages"].items()):
+        row = (d2.get("replaced") or {}).get(key) if p2 != pkg else None
+        if row and row[0] and _kw(row[0]) in arrived and _row_says(key, row[0], row[3], p2):
+            found.setdefault(_kw(row[0]), (p2, row))
+    if len(found) != 1:
+        return True
+    kw, (p2, row) = next(iter(found.items()))
+    return kw, "%s's %s gained %s in %s, the release it lost %s, and %s's deprecation message of the same keyword " \
+        "names it: \"%s\"" % (pkg, cls, kw, rel[k], key, p2, row[3][:160]), None
 
 
 def frames_of(scan, finding):
@@ -321,7 +364,7 @@ def compute(texts, tb=None, frames=None):
         if have and _vt(have) < _vt(gone) and _vt(have) >= _vt(last):
             return None  # between the last release read with it and the first without: the table cannot tell
         pin = ("'%s<%s'" % (pkg, gone)) if _next_line(last, gone) else ("'%s~=%s'" % (pkg, last))
-        new, src, dep = replacement(texts, tb, pkg, name, kind)
+        new, src, dep = replacement(texts, tb, pkg, name, kind, where if kind in ("kwarg", "field") else None)
         if pkg in SCI:
             asker = caller_frame(frames, pkg) or _caller(texts, pkg)
             if asker == "self":
