@@ -253,8 +253,8 @@ def _kw(new):
 
 def _class_row(tb, pkg, cls, key, new, msg):
     """(apihist22) Whether the package-wide row (``replaced`` is keyed by the old name across the package's
-    classes and functions: transformers' pipelines say "The `tokenizer` argument is deprecated ... Use
-    `preprocessor` instead", while Trainer's own deprecate_kwarg says processing_class) fits keyword ``key`` of
+    classes and functions: another site of transformers 4.20-4.56 says "The `tokenizer` argument is deprecated ...
+    Use `preprocessor` instead", while Trainer's own deprecate_kwarg says processing_class) fits keyword ``key`` of
     class ``cls``. True (keep it) when its message names the class, when the replacement is a keyword the class's
     table dates, or when nothing points elsewhere; (new, source, None) when another package's row of the same keyword
     names exactly one replacement and that one is among the keywords ``cls`` gained in the very release it lost
