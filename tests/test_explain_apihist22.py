@@ -30,6 +30,7 @@ def test_trainer_tokenizer_gets_trainers_own_replacement():
     fix, why = apihistory.compute(text.splitlines())
     assert "preprocessor" not in fix, fix
     assert "use processing_class instead" in fix and "the edit: processing_class=<the value given as tokenizer>" in fix
+    assert "left transformers after 4.44.0 (by 4.47.0)" in fix, fix
 
 
 def test_the_renamed_keyword_of_p29_keeps_its_row():

@@ -385,8 +385,10 @@ def compute(texts, tb=None, frames=None):
             # evaluation_strategy=...)' -> eval_strategy=<the same value>)
             edit = (" - the edit: %s=<the value given as %s>" % (use, name)) if kind in ("kwarg", "field") and \
                 re.fullmatch(r"[A-Za-z_]\w{0,80}", use) and use != name else ""
-            line = "%s left %s in %s%s%s: use %s instead (as %s)%s%s, or pin pip install %s" % (
-                what, pkg, gone if _next_line(last, gone) else "after %s (by %s)" % (last, gone), since, yours, use,
+            # (apihist22) "left transformers after 4.44.0 (by 4.47.0)", not "in after"
+            line = "%s left %s %s%s%s: use %s instead (as %s)%s%s, or pin pip install %s" % (
+                what, pkg, ("in %s" % gone) if _next_line(last, gone) else "after %s (by %s)" % (last, gone), since,
+                yours, use,
                 src, edit, (", in the caller: upgrade %s, whose newer release passes the replacement" % caller)
                 if caller else "", pin)
             why += "; the replacement: %s" % src
