@@ -5,23 +5,11 @@ Real text: the seen set P29's hf_trainingargs_evaluation_strategy_removed (trans
 evaluation_strategy=...) refused), read from bench/data/.
 """
 
-import json
-import os
-
 import gpudoctor.checks  # noqa: F401
 from gpudoctor import explain
 from gpudoctor.explain import apihistory
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _case(name, cid):
-    with open(os.path.join(ROOT, "bench", "data", "explain_heldout_%s.jsonl" % name), encoding="utf-8") as f:
-        for line in f:
-            c = json.loads(line)
-            if c["id"] == cid:
-                return c["text"]
-    raise KeyError(cid)
+from seen_case import seen_case as _case
 
 
 def test_a_renamed_keyword_gets_the_edit():

@@ -7,22 +7,10 @@ Real text: the seen set P33's hf_trainer_tokenizer_kwarg_v5 (transformers 5.x: T
 read from bench/data/.
 """
 
-import json
-import os
-
 import gpudoctor.checks  # noqa: F401
 from gpudoctor.explain import apihistory
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _case(name, cid):
-    with open(os.path.join(ROOT, "bench", "data", "explain_heldout_%s.jsonl" % name), encoding="utf-8") as f:
-        for line in f:
-            c = json.loads(line)
-            if c["id"] == cid:
-                return c["text"]
-    raise KeyError(cid)
+from seen_case import seen_case as _case
 
 
 def test_trainer_tokenizer_gets_trainers_own_replacement():

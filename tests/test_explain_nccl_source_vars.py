@@ -5,25 +5,13 @@ Real text: the seen set P36's 'w_nccl_max_p2p_nchannels_1' (two H100s, NCCL 2.28
 with NCCL_MAX_P2P_NCHANNELS=1 on the launch line), read from bench/data/.
 """
 
-import json
-import os
-
 import pytest
 
 import gpudoctor.checks  # noqa: F401
 from gpudoctor import explain
 from gpudoctor.explain import settings
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _case(name, cid):
-    with open(os.path.join(ROOT, "bench", "data", "explain_heldout_%s.jsonl" % name), encoding="utf-8") as f:
-        for line in f:
-            c = json.loads(line)
-            if c["id"] == cid:
-                return c["text"]
-    raise KeyError(cid)
+from seen_case import seen_case as _case
 
 
 @pytest.fixture(scope="module")

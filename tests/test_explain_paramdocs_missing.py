@@ -7,25 +7,13 @@ P17 (transformers on CPU: Trainer over an IterableDataset without max_steps, tra
 "max_steps has to be specified"), read from bench/data/.
 """
 
-import json
-import os
-
 import pytest
 
 import gpudoctor.checks  # noqa: F401
 from gpudoctor import explain
 from gpudoctor.explain import paramdocs
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _case(name, cid):
-    with open(os.path.join(ROOT, "bench", "data", "explain_heldout_%s.jsonl" % name), encoding="utf-8") as f:
-        for line in f:
-            c = json.loads(line)
-            if c["id"] == cid:
-                return c["text"]
-    raise KeyError(cid)
+from seen_case import seen_case as _case
 
 
 @pytest.fixture(scope="module")
