@@ -1,0 +1,1 @@
+torchrun --nnodes 2 --node-rank 0 --nproc-per-node 1 --master-addr traina --master-port 29537 train.py
