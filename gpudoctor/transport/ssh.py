@@ -214,10 +214,8 @@ class SSHTransport(Transport):
                 done_q.put((name, node))
 
         threads = [threading.Thread(target=worker, name="gpudoctor-ssh-%d" % i, daemon=True) for i in range(jobs)]
-        for t in threads:
-            t.start()
         results = {}
-        bar = progress_bar(self.progress, len(hosts))
+        bar = None
 
         def record(name, node):
             if name in results:
@@ -230,6 +228,12 @@ class SSHTransport(Transport):
         flying = slots  # nodes started and not yet recorded (at most `jobs`)
         next_sweep = 0.0
         try:
+            # the workers start inside the try: a Ctrl-C / SIGTERM while the progress bar is made (rich's import,
+            # a while on a loaded machine) found the workers connecting and no partial nodes (probe printed only
+            # 'gpudoctor: interrupted'; tests/test_userwalk22.py's SIGTERM case, once in a clean-clone suite)
+            for t in threads:
+                t.start()
+            bar = progress_bar(self.progress, len(hosts))
             while len(results) < len(hosts):
                 try:
                     name, node = done_q.get(timeout=0.2)
