@@ -64,7 +64,10 @@ def state_dir_for(flag=None, cfg=None, environ=None):
         from gpudoctor.config import no_state_here
 
         no_state_here(value, cfg.found_here)
-    return value
+    # `state_dir = "~/x"` in a config you name (--config, ~/.config/gpudoctor) is your home's x, as a shell reads
+    # it; it made a folder literally named '~' in the current one (cfg22). A config found here was judged above
+    # as written, so its '~/x' stays refused.
+    return os.path.expanduser(value) if value else value
 
 
 def default_state_dir(environ=None, euid=None):

@@ -72,3 +72,16 @@ def test_a_state_dir_outside_the_folder_or_named_explicitly_is_used(tmp_path):
     # so may --config naming the file
     rc, out, err = _gpudoctor(repo, "check", "--local", "--config", "pyproject.toml")
     assert rc in (0, 1), err
+
+
+def test_a_named_configs_state_dir_under_home_is_the_home_folder(tmp_path):
+    # state_dir = "~/gd-state" in a config named with --config is $HOME/gd-state; it made ./~/gd-state before
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    cfg = tmp_path / "my.toml"
+    cfg.write_text('history = true\nstate_dir = "~/gd-state"\n')
+    rc, out, err = _gpudoctor(work, "check", "--local", "--config", str(cfg), env_extra={"HOME": str(home)})
+    assert rc in (0, 1), err
+    assert os.path.isfile(str(home / "gd-state" / "history" / "key"))
+    assert not os.path.exists(str(work / "~"))
