@@ -11,6 +11,11 @@ def _modules():
 
 _LOADER = r'''# -*- coding: utf-8 -*-
 import sys
+# `python3 -` and `python3 -c` put the current folder first on sys.path (''): a socket.py or zlib.py
+# there (a cloned repository, a shared job folder, srun's working folder on every node) ran before
+# the interpreter's own module (docs/security.md 47.). Nothing is imported before this line.
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
 if sys.version_info < (3, 6):  # parses on Python 2 too, so an old node says why
     sys.stderr.write("gpudoctor: python too old: %%s (needs 3.6+)\n" %% sys.version.split()[0])
     sys.exit(3)
@@ -155,6 +160,8 @@ def _left_out(ctx):
 # Python 2 syntax too: an old interpreter says why it cannot run the collector.
 LOADER = r'''# -*- coding: utf-8 -*-
 import sys
+if sys.path and sys.path[0] == "":  # the current folder (docs/security.md 47.; READ_BLOB took it out first)
+    del sys.path[0]
 if sys.version_info < (3, 6):
     sys.stderr.write("gpudoctor: python too old: %s (needs 3.6+)\n" % sys.version.split()[0])
     sys.exit(3)

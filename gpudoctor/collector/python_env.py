@@ -413,7 +413,10 @@ def _build_tools(env, prefix, ctx=None):
 
 
 _DEEP = r"""
-import json, sys
+import sys
+if sys.path and sys.path[0] == "":  # `-c` puts the current folder first: its torch.py would be imported
+    del sys.path[0]
+import json
 out = {}
 try:
     import torch

@@ -16,6 +16,14 @@ Every worker says on stdout, one JSON object a line: ``ready`` (pid, pgid, port)
 at its hard deadline, so a hung worker ends even if the controller is gone.
 """
 
+import sys
+
+if __name__ == "__main__" and sys.path and sys.path[0] == "":
+    # `python3 -` (how a node runs this script) put the current folder first on sys.path: a json.py or
+    # socket.py in the folder probe ran from (srun's working folder on every node) ran before the standard
+    # library's (docs/security.md 47.). Before any other import; not when imported as gpudoctor.probe.node.
+    del sys.path[0]
+
 import errno
 import hmac
 import json
@@ -23,7 +31,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 

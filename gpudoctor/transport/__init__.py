@@ -49,8 +49,10 @@ NOT_FOUND_MARK = "gpudoctor: python not found:"  # written by the ssh remote com
 # than compile() of the same bytes (measured per node: 170-180 ms against 68-78 ms, the bare
 # interpreter 36 ms), once per node of every run. Python 2 syntax too (no .buffer there), so
 # that an old interpreter still reaches the bundle's "too old" message.
-READ_STDIN = ('import sys;exec(compile(getattr(sys.stdin,"buffer",sys.stdin).read(),"<stdin>","exec"),'
-              '{"__name__":"__main__"})')
+# The current folder that `-c` puts first on sys.path ('') is taken out before anything is imported: a socket.py or
+# zlib.py in the folder gpudoctor runs from (srun's working folder on every node) ran (docs/security.md 47.).
+READ_STDIN = ('import sys;sys.path[:1]==[""]and sys.path.pop(0);'
+              'exec(compile(getattr(sys.stdin,"buffer",sys.stdin).read(),"<stdin>","exec"),{"__name__":"__main__"})')
 FDS_PER_NODE = 2  # a socket and slack (a ProxyCommand child holds more: its pipes)
 FD_RESERVE = 8  # beyond those open now: the report, its -o file, a known_hosts write
 

@@ -76,7 +76,7 @@ PAYLOAD_ENV = "GPUDOCTOR_PAYLOAD"
 # it skips (``k``). Where the variable is missing (srun --export=NONE, a task prolog that unsets
 # it) the first part comes on stdin (the task's announcement says so, SHELL); where it is there
 # but broken, the node asks for it with the sources' line.
-READ_BLOB = ('import sys,os\n'
+READ_BLOB = ('import sys\nif sys.path and sys.path[0]=="":del sys.path[0]\nimport os\n'
              'i=getattr(sys.stdin,"buffer",sys.stdin);v=os.environ.pop("%(env)s","");k=0\n'
              'try:\n'
              ' e=__import__("binascii").a2b_base64(v);h,d=e.split(b"\\n",1);h=h.split()\n'

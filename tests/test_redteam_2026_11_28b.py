@@ -1,0 +1,87 @@
+"""Red team 2026-11-28b (docs/security.md 47.+): hostile inputs against gpudoctor as a user or a node hands them in.
+Each test failed before its fix."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# `python -m gpudoctor` itself puts the current folder first on sys.path (runpy; the `gpudoctor` console script does
+# not): -P (3.11+) keeps the controller's own imports out of the planted folder, so what is tested is what gpudoctor
+# starts there, not how this test starts gpudoctor.
+needs_p = pytest.mark.skipif(sys.version_info < (3, 11), reason="python -P (3.11+) runs the CLI in a planted folder")
+
+
+def _cli(args, cwd, timeout=120, **kw):
+    p = subprocess.Popen([sys.executable, "-P", "-m", "gpudoctor"] + list(args), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=str(cwd), **kw)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        pytest.fail("gpudoctor %s still ran after %d s" % (" ".join(args), timeout))
+    return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+# modules a script that gpudoctor runs with `python3 -` / `python3 -c` imports (the collector's loader: binascii,
+# zlib, socket; the probe worker: json, hmac, socket, subprocess, threading, signal; --deep: torch)
+_PLANTED = ("binascii", "zlib", "socket", "json", "hmac", "subprocess", "threading", "signal", "select", "torch",
+            "marshal", "struct")
+
+
+def _plant(tmp_path):
+    """A folder (a cloned repository, a shared job folder) whose modules shadow the standard library's: each, when
+    imported, writes its name into hits/ (outside the folder) and then fails."""
+    folder, hits = tmp_path / "repo", tmp_path / "hits"
+    folder.mkdir()
+    hits.mkdir()
+    for name in _PLANTED:
+        (folder / ("%s.py" % name)).write_text("open(%r, 'w').close()\nraise ImportError('planted')\n"
+                                               % str(hits / name))
+    return folder, hits
+
+
+@needs_p
+def test_a_folders_modules_never_run_in_the_interpreters_gpudoctor_starts_there(tmp_path):
+    # 47.: `python3 -` and `python3 -c` put the current folder ('') first on sys.path. gpudoctor check (the python
+    # section, run in the job's interpreter as `PYTHON - --only python`), probe --local's workers (`python -`) and the
+    # collector over ssh / srun (`-c READ_STDIN`, `-c READ_BLOB`; srun runs it in the submit folder on every node)
+    # imported a socket.py / zlib.py / json.py of the folder gpudoctor was typed in, as that user (root too).
+    folder, hits = _plant(tmp_path)
+    rc, out, err = _cli(["check", "--python", sys.executable], folder)
+    assert rc in (0, 1), err
+    assert sorted(os.listdir(str(hits))) == [], "check ran the folder's modules"
+    rc, out, err = _cli(["probe", "--local"], folder)
+    assert sorted(os.listdir(str(hits))) == [], "probe ran the folder's modules: %s" % out[-600:]
+    assert "planted" not in out + err
+
+
+def test_the_node_side_entry_lines_drop_the_current_folder(tmp_path):
+    # 47.: the command lines every node runs: ssh's and srun_workers' `python3 -c READ_STDIN` (the bundle on stdin)
+    # and srun's `python3 -c READ_BLOB` (stub, loader, blob), in a folder of planted modules, and --deep's `-c`.
+    from gpudoctor.collector import bundle
+    from gpudoctor.collector.python_env import _DEEP
+    from gpudoctor.transport import READ_STDIN
+    from gpudoctor.transport.srun import READ_BLOB, build_stub
+    from gpudoctor.transport.ssh import with_options
+
+    folder, hits = _plant(tmp_path)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "SLURMD_NODENAME": "sn1", "LANG": "C.UTF-8"}
+    script = with_options(bundle.build_script(), {"only": ["host", "limits"]})
+    p = subprocess.run([sys.executable, "-c", READ_STDIN], input=script.encode(), capture_output=True, env=env,
+                       cwd=str(folder), timeout=60)
+    assert sorted(os.listdir(str(hits))) == [], "READ_STDIN ran the folder's modules"
+    assert json.loads(p.stdout.decode())["host"]["status"] == "ok", p.stderr.decode()[-800:]
+    opts = {"only": ["host", "limits"]}
+    stub = build_stub(opts, {}, parts=bundle.build_parts(bundle.left_out(opts, {}), cache=False))
+    p = subprocess.run([sys.executable, "-c", READ_BLOB], input=stub, capture_output=True, env=env, cwd=str(folder),
+                       timeout=60)
+    assert sorted(os.listdir(str(hits))) == [], "READ_BLOB ran the folder's modules"
+    assert p.stdout.decode().splitlines()[-1].startswith("gpudoctor-end sn1 0 "), p.stderr.decode()[-800:]
+    p = subprocess.run([sys.executable, "-c", _DEEP], capture_output=True, env=env, cwd=str(folder), timeout=120)
+    assert "torch" not in os.listdir(str(hits)), "--deep imported the folder's torch.py"
