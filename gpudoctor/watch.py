@@ -17,7 +17,7 @@ Thresholds are fractions of each GPU's own enforced power limit, never per-SKU w
 import re
 import statistics
 
-from gpudoctor.fixline import cmd
+from gpudoctor.fixline import cmd, hostile, shown_word
 from gpudoctor.nodes import fold
 from gpudoctor.registry import NA, Finding, Pass, Registry, Skip, check
 
@@ -907,9 +907,15 @@ def _node_line(host, r):
         len(gs), "" if len(gs) == 1 else "s", _mean([g["util"] for g in gs]) or 0,
         100 * (_mean([g["frac"] for g in gs]) or 0), ", ".join("%s %d" % kv for kv in sorted(states.items())))
     return "  %-12s %s; %s %s; RDMA %s; %d job process%s" % (
-        host, gpus, r["job_interface"] or "-", human_rate(r["job_interface_bytes_s"]),
+        host, gpus, _word(r["job_interface"] or "-"), human_rate(r["job_interface_bytes_s"]),
         human_rate(r["rdma_bytes_s"]) if r["rdma_bytes_s"] is not None else "-", len(r["processes"]),
         "" if len(r["processes"]) == 1 else "es")
+
+
+def _word(value):
+    """A job's value in a table line: one sh() word where a shell or a terminal acts on it (fixline.hostile)."""
+    value = str(value)
+    return shown_word(value) if hostile(value) else value
 
 
 def table_lines(nodes):
@@ -935,7 +941,7 @@ def table_lines(nodes):
                 g["limit_w"] or 0, 100 * (g["frac"] or 0), g["clock"] or 0, g["state"]))
         lo = r.get("loopback_bytes_s")
         out.append("    net   %s %s; RDMA %s%s" % (
-            r["job_interface"] or "-", human_rate(r["job_interface_bytes_s"]),
+            _word(r["job_interface"] or "-"), human_rate(r["job_interface_bytes_s"]),
             human_rate(r["rdma_bytes_s"]) if r["rdma_bytes_s"] is not None else "no port counters",
             "; lo %s" % human_rate(lo) if lo is not None and lo >= SOCKET_MIN else ""))
         cpu = _dict(r.get("cpu"))
@@ -943,11 +949,14 @@ def table_lines(nodes):
             out.append("    cpu   %.0f%% busy, iowait %.0f%%" % (_num(cpu.get("busy_pct")) or 0,
                                                             _num(cpu.get("iowait_pct")) or 0))
         for p in r["processes"][:8]:
-            env = " ".join("%s=%s" % kv for kv in sorted(_dict(p.get("env")).items())[:6])
+            # the job's NCCL_*=value pairs read as assignments to copy: a value of the job's (its user sets any) is
+            # one shell word where a shell acts on it, as check's descriptions show a node's (docs/security.md 48.)
+            env = " ".join("%s=%s" % (_word(k), _word(v)) for k, v in sorted(_dict(p.get("env")).items())[:6])
             gpus = _gpu_ids(p)
             where = "".join((" GPU %s" % ",".join(str(i) for i in gpus) if gpus else "",
                              " parent %s" % p["ppid"] if _num(p.get("ppid")) is not None else ""))
-            out.append("    pid   %s %s%s%s" % (p.get("pid"), p.get("comm") or "?", where, ("  " + env) if env else ""))
+            out.append("    pid   %s %s%s%s" % (p.get("pid"), _word(p.get("comm") or "?"), where,
+                                                ("  " + env) if env else ""))
     return out
 
 

@@ -85,3 +85,49 @@ def test_the_node_side_entry_lines_drop_the_current_folder(tmp_path):
     assert p.stdout.decode().splitlines()[-1].startswith("gpudoctor-end sn1 0 "), p.stderr.decode()[-800:]
     p = subprocess.run([sys.executable, "-c", _DEEP], capture_output=True, env=env, cwd=str(folder), timeout=120)
     assert "torch" not in os.listdir(str(hits)), "--deep imported the folder's torch.py"
+
+
+def _paste(lines, tmp_path):
+    """Each line pasted alone into a restricted bash whose PATH holds only touch; what it created in its folder."""
+    import shutil
+
+    box = tmp_path / "box"
+    (box / "bin").mkdir(parents=True)
+    (box / "w").mkdir()
+    os.symlink(shutil.which("touch"), str(box / "bin" / "touch"))
+    (box / "l.txt").write_text("".join(l.replace("\n", " ") + "\n" for l in lines), encoding="utf-8",
+                               errors="surrogateescape")
+    script = 'while IFS= read -r line <&3; do ( eval "$line" ) </dev/null; done 3<"$1"'
+    subprocess.run([shutil.which("bash"), "--norc", "--noprofile", "-r", "-c", script, "p", str(box / "l.txt")], cwd=str(box / "w"),
+                   env={"PATH": str(box / "bin"), "HOME": str(box / "w"), "LC_ALL": "C"}, timeout=60,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return sorted(os.listdir(str(box / "w")))
+
+
+_JOB = """
+import ctypes, sys, time
+ctypes.CDLL(None).prctl(15, ctypes.c_char_p(sys.argv[1].encode()), 0, 0, 0)  # PR_SET_NAME: the job's comm
+print("up", flush=True)
+time.sleep(120)
+"""
+
+
+def test_watch_shows_a_jobs_hostile_environment_values_as_shell_words(tmp_path):
+    # 48.: watch's table line of a job process printed its NCCL_*=value pairs as they were, read from the job's
+    # /proc/PID/environ (the job's user sets any value; watch runs as root too): an assignment ready to copy, and
+    # `NCCL_SOCKET_IFNAME=eth0;touch M;#` ran touch when the pair was pasted. Now each hostile value (and the comm) is
+    # one shell word; a plain pair reads as before.
+    env = dict(os.environ, NCCL_SOCKET_IFNAME="eth0;touch M1;#", NCCL_IB_HCA="mlx5_0$(touch M2)",
+               NCCL_DEBUG="INFO", NCCL_ALGO="Ring x;touch M3")
+    job = subprocess.Popen([sys.executable, "-c", _JOB, "a;touch M4;#"], env=env, stdout=subprocess.PIPE)
+    try:
+        assert job.stdout.readline() == b"up\n"
+        rc, out, err = _cli(["watch", "--local", "--seconds", "1"], ROOT)
+    finally:
+        job.kill()
+        job.wait()
+    line = [l for l in out.splitlines() if l.strip().startswith("pid") and " %d " % job.pid in l]
+    assert line, out[-2000:]
+    assert "NCCL_DEBUG=INFO" in line[0]  # a plain pair as before
+    pairs = line[0].split("  ")[-1]
+    assert _paste([line[0].split(" parent ")[0].split(None, 2)[-1], pairs] + pairs.split(" NCCL_"), tmp_path) == []
