@@ -131,3 +131,50 @@ def test_watch_shows_a_jobs_hostile_environment_values_as_shell_words(tmp_path):
     assert "NCCL_DEBUG=INFO" in line[0]  # a plain pair as before
     pairs = line[0].split("  ")[-1]
     assert _paste([line[0].split(" parent ")[0].split(None, 2)[-1], pairs] + pairs.split(" NCCL_"), tmp_path) == []
+
+
+_TB = """Traceback (most recent call last):
+  File "/work/save_strategy.py", line 2, in <module>
+    args = TrainingArguments(output_dir="out", save_strategy="epochs", report_to="none")
+  File "/opt/venv/lib/python3.11/site-packages/transformers/training_args.py", line 1560, in __post_init__
+    self.save_strategy = SaveStrategy(self.save_strategy)
+  File "/usr/lib/python3.11/enum.py", line 1120, in __new__
+    result = cls._missing_(value)
+  File "/opt/venv/lib/python3.11/site-packages%s/transformers/utils/generic.py", line 671, in _missing_
+    raise ValueError(
+ValueError: epochs is not a valid SaveStrategy, please select one of ['no', 'steps', 'epoch', 'best']
+"""
+
+
+def _fix_lines(res):
+    out = []
+    for f in res.get("findings", []):
+        for c in f.get("causes", []):
+            out += list(c.get("fix") or []) + list(c.get("confirm") or [])
+            if c.get("computed_fix"):
+                out.append(c["computed_fix"])
+    return [x for line in out for x in str(line).split("\n")]
+
+
+def _clauses(lines):
+    """Each fix line and every clause of it after ': ', '; ', ', ', ' (' (31.'s standard: a clause copied alone)."""
+    import re
+
+    from gpudoctor.fixline import keep_quoted
+
+    return [x[m.end():] for x in lines for m in re.finditer(r"^|: |; |, | \(", keep_quoted(x))]
+
+
+@pytest.mark.parametrize("payload", [";touch${IFS}M;#", " x;touch M;#", "$(touch M)", "`touch M`"])
+def test_the_checkout_folder_of_an_upgrade_line_is_one_shell_word(tmp_path, payload):
+    # 49.: a frame whose folder is not site-packages is a source checkout; upgrade's line wrote that folder bare in
+    # its prose ('where it is installed, FOLDER, not site-packages: ...') before the sh()-quoted commands: a
+    # traceback's 'site-packages;touch${IFS}M;#/transformers/...' ran touch when the clause after 'installed, ' was
+    # pasted (found by this round's quote-context fuzz over the texts of session 22's new explain tests).
+    from gpudoctor.explain import explain_text
+
+    lines = [l for l in _fix_lines(explain_text(_TB % payload)) if "touch" in l]
+    assert any("where it is installed" in l for l in lines), lines
+    assert _paste(_clauses(lines), tmp_path) == []
+    plain = _fix_lines(explain_text(_TB % "-src"))  # a plain checkout folder reads as before
+    assert any("where it is installed, /opt/venv/lib/python3.11/site-packages-src, not" in l for l in plain), plain

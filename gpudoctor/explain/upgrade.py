@@ -29,7 +29,7 @@ a library (RuntimeError, ValueError) keeps the library's own reading first; the 
 
 import re
 
-from gpudoctor.fixline import sh
+from gpudoctor.fixline import hostile, sh, shown_word
 
 # Python's internal-failure classes (Doc/library/exceptions.rst): raised by code that met a state it did not expect,
 # not by a check that refuses a value (ValueError, a library's own exception classes)
@@ -177,9 +177,12 @@ def _install(name, file=None, vers=None):
         path = file.replace("\\", "/")
         i = path.rfind("/%s/" % name)
         root = path[:i] if i > 0 else path.rsplit("/", 1)[0]
+        # the folder in the prose too is one shell word where a shell acts on it: a traceback's 'site-packages;touch
+        # M;#/transformers/...' (no site-packages folder, so read as a checkout) ran touch when the clause after
+        # 'installed, ' was pasted (docs/security.md 49.)
         return d, "where it is installed, %s, not site-packages: a source checkout - git -C %s pull, then pip " \
                   "install -e %s - or a pip --target folder - pip install -U --target %s %s" % (
-                      root, sh(root), sh(root), sh(root), sh(d))
+                      shown_word(root) if hostile(root) else root, sh(root), sh(root), sh(root), sh(d))
     known = d != name or name in (pytb._wheels().get("packages") or {}) or norm(d) in (vers or {})
     return d, "pip install -U %s%s" % (sh(d), "" if known else "; pip list | grep -i %s names its distribution"
                                        % sh(name.split("_")[0]))
