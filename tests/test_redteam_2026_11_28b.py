@@ -178,3 +178,26 @@ def test_the_checkout_folder_of_an_upgrade_line_is_one_shell_word(tmp_path, payl
     assert _paste(_clauses(lines), tmp_path) == []
     plain = _fix_lines(explain_text(_TB % "-src"))  # a plain checkout folder reads as before
     assert any("where it is installed, /opt/venv/lib/python3.11/site-packages-src, not" in l for l in plain), plain
+
+
+_TOKEN = "hf_" + "Ab3" * 12
+_WRAPPER = """#!/bin/sh
+set -x
+export HF_TOKEN=%s
+echo "logged in with --token %s (key sk-proj-%s)"
+exit %d
+"""
+
+
+@pytest.mark.parametrize("rc", [1, 0])
+def test_what_a_wrapper_interpreter_prints_keeps_no_credential(tmp_path, rc):
+    # 50.: check --python WRAPPER: a program that printed no facts had its stdout's NAME=value cut, but a failing
+    # one's stderr tail went into the facts as it was: a wrapper's `set -x` trace of `export HF_TOKEN=hf_...` put the
+    # token into the report and facts files. Both now keep a NAME=value's name only and cut a credential's shape.
+    wrapper = tmp_path / "wrapper"
+    wrapper.write_text(_WRAPPER % (_TOKEN, _TOKEN, "Z9" * 12, rc))
+    wrapper.chmod(0o755)
+    code, out, err = _cli(["check", "--python", str(wrapper), "--json"], tmp_path)
+    assert code in (0, 1), err
+    assert "Ab3Ab3" not in out + err and "Z9Z9" not in out + err
+    assert "wrapper" in out and ("HF_TOKEN=..." in out if rc else "logged in with --token ..." in out), out[-1500:]

@@ -514,6 +514,16 @@ def probe_here(ctx):
     return out
 
 
+def _no_values(text):
+    """What another program printed (a wrapper script, /usr/bin/env, a `set -x` trace on stderr), as it may leave the
+    node in the facts: a NAME=value keeps its name only, and a credential's shape (Hugging Face hf_, GitHub, GitLab,
+    Slack, OpenAI sk-, AWS AKIA: explain/redact.py's list) is cut. stderr's tail kept the value too, so a wrapper that
+    traced `export HF_TOKEN=hf_...` and failed put the token into the report (docs/security.md 50.)."""
+    text = re.sub(r"([A-Za-z_][A-Za-z0-9_]*=)\S*", r"\1...", text)
+    return re.sub(r"(?<![A-Za-z0-9_])(?:hf_|gh[opusr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA)[A-Za-z0-9_-]{4,}",
+                  "...", text)
+
+
 def probe_interpreter(ctx, python):
     """Run the collector's python section inside another interpreter (a conda env, a venv)."""
     import json
@@ -539,16 +549,14 @@ def probe_interpreter(ctx, python):
         p.kill()
         raise RuntimeError("%s did not answer within its timeout" % python)
     if p.returncode != 0:
-        said = err.decode("utf-8", "replace").strip()[-300:]
+        said = _no_values(err.decode("utf-8", "replace").strip()[-300:])
         raise RuntimeError("%s failed: %s" % (python, said or "exit status %d, nothing on stderr" % p.returncode))
     try:
         sec = json.loads(out.decode("utf-8", "replace"))["python"]
         sec.get("status")
     except (ValueError, KeyError, TypeError, AttributeError, IndexError):
         # not an interpreter that ran the probe (a wrapper script, python2, another program): say what it printed
-        shown = " ".join(out.decode("utf-8", "replace").strip()[:120].split())
-        # another program may print the environment (--python /usr/bin/env): a NAME=value never leaves with its value
-        shown = re.sub(r"([A-Za-z_][A-Za-z0-9_]*=)\S*", r"\1...", shown)
+        shown = _no_values(" ".join(out.decode("utf-8", "replace").strip()[:120].split()))
         raise RuntimeError("%s printed no facts, as an interpreter older than Python 3.6 or another program "
                            "would: %s" % (python, "its output began with " + shown if shown else "it printed nothing"))
     if sec.get("status") != "ok":
