@@ -366,7 +366,8 @@ def summary(path):
 def fetch(d):
     import urllib.request
 
-    for line in [l for t in ("launch_real_scripts.tsv", "launch_real_scripts22.tsv")
+    for line in [l for t in ("launch_real_scripts.tsv", "launch_real_scripts22.tsv",
+                                             "launch_real_scripts23.tsv")
                  for l in open(os.path.join(BENCH, "data", t))]:
         if line.startswith("#") or not line.strip():
             continue
@@ -381,7 +382,7 @@ def main():
     global HERE
     ap = argparse.ArgumentParser()
     ap.add_argument("part", nargs="?", help="fix, measure, measure2, fix22, measure22 (a folder under --dir), all "
-                                            "(round 2's three) or all22 (round 3's two)")
+                                            "(round 2's three), all22 (round 3's two) or all23 (round 4's two)")
     ap.add_argument("filter", nargs="?", default="")
     ap.add_argument("--dir", default=HERE)
     ap.add_argument("--fetch", action="store_true")
@@ -395,7 +396,8 @@ def main():
             print(p, json.dumps(summary(p)))
         return
     part, filt = a.part, a.filter
-    parts = {"all": ["fix", "measure", "measure2"], "all22": ["fix22", "measure22"]}.get(part, [part])
+    parts = {"all": ["fix", "measure", "measure2"], "all22": ["fix22", "measure22"],
+             "all23": ["fix23", "measure23"]}.get(part, [part])
     out = []
     for pt in parts:
         for name in sorted(os.listdir(os.path.join(HERE, pt))):

@@ -173,6 +173,9 @@ def _secret_part(name, value):
     return up
 
 
+_STAR_CHAR = re.compile(r"\*")  # a pattern token: the character *, quoted or escaped (a bare "*" is the star)
+
+
 def _glob_ends(toks, value):
     """f(b): a bit set of the ends e such that the pattern tokens (Reader._glob) match value[b:e] whole. One pass of
     bit operations per token (a star: every end from the first reached on; a character: the reached ends whose
@@ -327,12 +330,31 @@ def _scan(line, q, depth, count_parens):
                 continue
             if c == '"':
                 q = None
+            elif c == "$" and line[k + 1:k + 2] == "{":
+                # "${V//"/"/_}": quotes inside a ${...} in double quotes nest (bash(1) Parameter Expansion); one
+                # closed on this line is skipped whole, so its inner quotes do not end the double quote
+                j = _skip_balanced(line, k + 1, "{", "}", missing=-1)
+                if j > 0:
+                    k = j
+                    continue
         k += 1
     return q, depth, False
 
 
-def _skip_balanced(s, i, open_, close):
-    """Index after the `close` that balances s[i] == open_ (quotes respected)."""
+MAX_QUOTE_NESTING = 200  # scans of quotes and substitutions inside one another (a "${X:-"..."}" level is two)
+
+
+def _nested_too_deep():
+    raise InputError("the script nests quotes and $(...)/${...} more than %d deep: not read (no launch script "
+                     "does)" % (MAX_QUOTE_NESTING // 2))
+
+
+def _skip_balanced(s, i, open_, close, missing=None, nest=0):
+    """Index after the `close` that balances s[i] == open_ (quotes respected); `missing` (default len(s)) where s
+    does not close it. nest: how deep this scan is inside others (bounded: a line of 3,000 `"$(` was a
+    RecursionError, exit 3)."""
+    if nest > MAX_QUOTE_NESTING:
+        _nested_too_deep()
     depth, n = 0, len(s)
     while i < n:
         c = s[i]
@@ -347,7 +369,7 @@ def _skip_balanced(s, i, open_, close):
             i = n if j < 0 else j + 1
             continue
         if c == '"':
-            i = _skip_dq(s, i + 1)
+            i = _skip_dq(s, i + 1, nest + 1)
             continue
         if c == open_:
             depth += 1
@@ -356,7 +378,7 @@ def _skip_balanced(s, i, open_, close):
             if depth == 0:
                 return i + 1
         i += 1
-    return n
+    return n if missing is None else missing
 
 
 _ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
@@ -402,7 +424,9 @@ def _unescaped(s, what, i):
     return k
 
 
-def _skip_dq(s, i):
+def _skip_dq(s, i, nest=0):
+    if nest > MAX_QUOTE_NESTING:
+        _nested_too_deep()
     n = len(s)
     while i < n:
         c = s[i]
@@ -412,13 +436,43 @@ def _skip_dq(s, i):
         if c == '"':
             return i + 1
         if c == "$" and s[i + 1:i + 2] == "(":
-            i = _skip_balanced(s, i + 1, "(", ")")
+            i = _skip_balanced(s, i + 1, "(", ")", nest=nest + 1)
+            continue
+        if c == "$" and s[i + 1:i + 2] == "{":
+            # a ${...} inside double quotes is read to its own }: quotes in it nest, "${V//"/"/_}" is one quoted
+            # word (bash(1) Parameter Expansion; bash 5.2 prints a_b_c for V=a/b/c)
+            i = _skip_balanced(s, i + 1, "{", "}", nest=nest + 1)
             continue
         if c == "`":
             j = s.find("`", i + 1)
             i = n if j < 0 else j + 1
             continue
         i += 1
+    return n
+
+
+def _unquoted_index(s, what, i=0):
+    """The index of the first `what` in s from i outside quotes, escapes and $(...)/${...}/`...` (len(s) if
+    none): where ${V/pattern/string}'s pattern ends ("${V//"/"/_}": its pattern is a quoted /)."""
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == what:
+            return i
+        if c == "\\":
+            i += 2
+        elif c == "'":
+            j = s.find("'", i + 1)
+            i = n if j < 0 else j + 1
+        elif c == '"':
+            i = _skip_dq(s, i + 1)
+        elif c == "$" and s[i + 1:i + 2] in ("(", "{"):
+            i = _skip_balanced(s, i + 1, s[i + 1], ")" if s[i + 1] == "(" else "}")
+        elif c == "`":
+            j = s.find("`", i + 1)
+            i = n if j < 0 else j + 1
+        else:
+            i += 1
     return n
 
 
@@ -927,22 +981,26 @@ class Reader:
         unquoted expansion's text is a pattern too. None where it holds a value known only at run time or a construct
         not read here (extglob). Matched by _glob_ends, bit sets over the value: no regex, no backtracking."""
         out, i, n = [], 0, len(raw)
+
+        def literal(text):  # a quoted or escaped * is the character, not the star ("${V//"*"/x}")
+            out.extend(_STAR_CHAR if ch == "*" else ch for ch in text)
+
         while i < n:
             c = raw[i]
             if c == "\\" and i + 1 < n:
-                out.append(raw[i + 1])
+                literal(raw[i + 1])
                 i += 2
             elif c == "'":
                 j = raw.find("'", i + 1)
                 j = n if j < 0 else j
-                out.extend(raw[i + 1:j])
+                literal(raw[i + 1:j])
                 i = j + 1
             elif c == '"':
                 j = _skip_dq(raw, i + 1)
                 text = self.resolve(self._dq(raw[i + 1:j - 1]))
                 if MARK in text:
                     return None
-                out.extend(text)
+                literal(text)
                 i = j
             elif c in "$`":
                 text, i, _arr = self._dollar(raw, i, quoted=False)
@@ -1023,11 +1081,12 @@ class Reader:
                 if ends(b) >> n & 1:
                     return value[:b]
             return value
-        m = re.match(r"^/([/#%]?)((?:\\.|[^/\\])*)(?:/(.*))?$", rest, re.S)
-        if not m:
+        if not rest.startswith("/"):
             return None
-        kind, toks = m.group(1), self._glob(m.group(2))
-        repl_raw = m.group(3) or ""
+        kind = rest[1:2] if rest[1:2] in ("/", "#", "%") else ""
+        body = rest[1 + len(kind):]
+        k = _unquoted_index(body, "/")  # the pattern ends at the first unquoted / (a quoted "/" is the pattern)
+        toks, repl_raw = self._glob(body[:k]), body[k + 1:]
         if toks is None or len(toks) > 128 or re.search(r"(^|[^\\])&", repl_raw.replace("'&'", "").replace('"&"', "")):
             return None
         repl = self.resolve(" ".join(self.expand(repl_raw, split=False))) if repl_raw else ""
@@ -1294,16 +1353,26 @@ class Reader:
         return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the output of a command at run time")
 
     def _path_subst(self, cmd):
-        """$(dirname W), $(basename W [SUFFIX]), $(cd W && pwd) of a known word W, as coreutils and bash compute them
-        (a string operation: POSIX dirname/basename; `cd W && pwd` is W made absolute from the script's directory,
-        logically, as bash's pwd prints it). The idiom `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` names the
-        script's own directory (xtuner, DeepSpeed, torchtitan scripts). None: not one of these, or W not known."""
-        toks = lex(cmd.strip())
-        words = [t for k, t in toks if k == "w"]
-        ops = [t for k, t in toks if k == "op"]
-        if len(words) >= 2 and words[0] in ("dirname", "basename") and not ops and not words[1].startswith("-") and \
-                len(words) <= (2 if words[0] == "dirname" else 3):
-            vals = [" ".join(self.expand(w, split=False)) for w in words[1:]]
+        """$(dirname W), $(basename W [SUFFIX]), $(cd W && pwd), $(realpath W), $(readlink -f W) of a known word W, as
+        coreutils and bash compute them (a string operation: POSIX dirname/basename; `cd W && pwd` and realpath are W
+        made absolute from the shell's directory, with . and .. folded, as bash's logical pwd prints it: the node's
+        symbolic links are not known here). The idiom `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` names the
+        script's own directory (xtuner, DeepSpeed, torchtitan scripts), also in its `cd -- "$( dirname -- ... )"
+        &> /dev/null && pwd` spelling (https://stackoverflow.com/a/246128; NVIDIA-NeMo/RL's tests), and
+        `$(realpath $SCRIPT_DIR/../..)` a repository's root. None: not one of these, or W not known."""
+        cmds = self._simple_cmds(lex(cmd.strip()))
+        if cmds is None:
+            return None
+        (words, redirs), ops = cmds[0][0], [op for _, op in cmds[1:]]
+        if len(cmds) == 1 and not redirs and words and words[0] in ("dirname", "basename"):
+            args = words[1:]
+            if args[:1] == ["--"]:
+                args = args[1:]
+            elif args and args[0].startswith("-"):
+                return None
+            if not 1 <= len(args) <= (1 if words[0] == "dirname" else 2):
+                return None
+            vals = [" ".join(self.expand(w, split=False)) for w in args]
             if any(MARK in v for v in vals):
                 return self._spool_path(cmd, vals)
             if not vals[0]:
@@ -1318,14 +1387,75 @@ class Reader:
             if len(vals) == 2 and vals[1] and base != vals[1] and base.endswith(vals[1]):
                 base = base[:-len(vals[1])]
             return base
-        if len(words) == 3 and words[0] == "cd" and words[2] == "pwd" and ops in (["&&"], [";"]):
-            d = " ".join(self.expand(words[1], split=False))
-            if MARK in d:
-                return self._spool_path(cmd, [d])
-            if not d or d.startswith(("-", "~")):
+        target, need = None, None
+        if len(cmds) == 2 and ops[0] in ("&&", ";") and words[:1] == ["cd"] and \
+                cmds[1][0][0][:1] == ["pwd"] and not cmds[1][0][1] and cmds[1][0][0][1:] in ([], ["-L"], ["-P"]):
+            # cd's own output (CDPATH) sent to /dev/null does not change what pwd prints
+            args = words[1:]
+            if args[:1] == ["--"]:
+                args = args[1:]
+            if len(args) == 1:
+                target = args[0]
+        elif len(cmds) == 1 and not redirs and words and (
+                words[0] == "realpath" or words[0] == "readlink" and any(w in ("-f", "-m", "-e") for w in words)):
+            # realpath [-e|-m|-s|-q|-L|-P] W, readlink -f|-e|-m W (coreutils): one operand. They fail (print
+            # nothing) where a directory on the way is missing (-e: W itself; -m: never), so the path is computed
+            # only where that part exists here, the script's own tree as the node has it
+            args = [w for w in words[1:] if w not in (
+                "-e", "-m", "-s", "-q", "-L", "-P", "-f", "--canonicalize-existing", "--canonicalize-missing",
+                "--no-symlinks", "--strip", "--quiet", "--logical", "--physical", "--canonicalize")]
+            if args[:1] == ["--"]:
+                args = args[1:]
+            if len(args) == 1 and not args[0].startswith("-"):
+                target = args[0]
+                need = "whole" if any(w in ("-e", "--canonicalize-existing") for w in words) else None if any(
+                    w in ("-m", "--canonicalize-missing") for w in words) else "dir"
+        if target is None:
+            return None
+        d = " ".join(self.expand(target, split=False))
+        if MARK in d:
+            return self._spool_path(cmd, [d])
+        if not d or d.startswith(("-", "~")):
+            return None
+        path = os.path.normpath(os.path.join(self.cwd if self.cwd is not None else os.getcwd(), d))
+        if need is not None:
+            # each directory named on the way must exist (coreutils canonicalize: "all but the last component")
+            whole = os.path.join(self.cwd if self.cwd is not None else os.getcwd(), d)
+            if whole.endswith("/") and os.path.exists(whole.rstrip("/")) and not os.path.isdir(whole):
+                return None  # `realpath file/`: "Not a directory"
+            parts = whole.rstrip("/").split("/")
+            upto = parts if need == "whole" else parts[:-1]
+            for k in range(1, len(upto) + 1):
+                step = "/".join(upto[:k]) or "/"
+                if upto[k - 1] not in ("", ".", "..") and not (os.path.isdir(step) or k == len(parts) and
+                                                               os.path.exists(step)):
+                    return None
+        return path
+
+    @staticmethod
+    def _simple_cmds(toks):
+        """The simple commands of a list joined by && or ; as [(words, redirections), ...] with each command's
+        operator before it (the first one's is None); a redirection's target word is dropped. None for a pipe,
+        ||, &, a subshell or anything else."""
+        out, words, redirs, op, skip = [], [], 0, None, False
+        for k, t in toks:
+            if k == "op" and t.startswith("redir"):
+                redirs, skip = redirs + 1, True
+                continue
+            if k == "w":
+                if skip:
+                    skip = False
+                else:
+                    words.append(t)
+                continue
+            if k != "op" or t not in ("&&", ";") or skip:
                 return None
-            return os.path.normpath(os.path.join(self.cwd if self.cwd is not None else os.getcwd(), d))
-        return None
+            out.append(((words, redirs), op))
+            words, redirs, op = [], 0, t
+        if skip:
+            return None
+        out.append(((words, redirs), op))
+        return out
 
     def arith(self, expr):
         """$(( )) on whole numbers: names and $-expansions replaced, then + - * / % ** ( )

@@ -1,0 +1,131 @@
+"""launch23: `gpudoctor plan SCRIPT` on real launch scripts of public training repositories
+(round 4, bench/data/launch_real_scripts23.tsv, part fix23). Each case is a real script's own lines
+(cited by URL and commit), read by gpudoctor/launch/script.py and run by bash with the launchers
+replaced by stubs that record their argv (nothing is trained or started): every word gpudoctor
+knows must be the word bash passed."""
+
+import pytest
+from test_launch_scripts21 import bash_argv, known, write
+from test_launch_scripts22 import stub
+
+from gpudoctor.launch.script import read_script
+
+# NVIDIA-NeMo/RL tests/functional/qa_distillation_megatron.sh lines 11-12, 18-26 and 95-104 (stage 1's training
+# run and its checkpoint test, lines 28-94, left out: bash stops at `test -d $STEP_DIR || exit 1` without one)
+# https://github.com/NVIDIA-NeMo/RL/blob/7ea279abfbeb698b092856d0dab61e7cf39bc909/tests/functional/qa_distillation_megatron.sh
+# The script's directory in the `cd -- "$( dirname -- ... )" &> /dev/null && pwd` spelling
+# (https://stackoverflow.com/a/246128) and `$(realpath $SCRIPT_DIR/../..)` were "the output of a command at run
+# time": the export step's script path, --export-dir and PYTHONPATH were unknown.
+NEMO_RL = '''#!/bin/bash
+SCRIPT_DIR=$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd)
+PROJECT_ROOT=$(realpath $SCRIPT_DIR/../..)
+EXP_NAME=$(basename $0 .sh)
+EXP_DIR=$SCRIPT_DIR/$EXP_NAME
+LOG_DIR=$EXP_DIR/logs
+JSON_METRICS=$EXP_DIR/metrics.json
+RUN_LOG=$EXP_DIR/run.log
+CKPT_DIR=/tmp/qa_distillation_checkpoints
+EXPORT_DIR=$EXP_DIR/hf_export
+HF_MODEL=Qwen/Qwen3-0.6B
+export PYTHONPATH=${PROJECT_ROOT}:${PYTHONPATH:-}
+STEP_DIR=$CKPT_DIR/step_1
+WEIGHTS_DIR=$STEP_DIR/policy/weights
+MEGATRON_LM_SRC=$PROJECT_ROOT/3rdparty/Megatron-Bridge-workspace/Megatron-Bridge/3rdparty/Megatron-LM
+PYTHONPATH=$MEGATRON_LM_SRC:${PYTHONPATH:-} \\
+uv run --extra mcore --extra modelopt \\
+    torchrun --nproc_per_node 1 \\
+    $PROJECT_ROOT/examples/modelopt/export_quantized_to_hf.py \\
+    --hf-model-id $HF_MODEL \\
+    --megatron-load-path $WEIGHTS_DIR \\
+    --export-dir $EXPORT_DIR \\
+    --tp 1 --pp 1 \\
+    2>&1 | tee -a $RUN_LOG
+torchrun --nproc_per_node 1 check.py "$PYTHONPATH" "$(cd "$SCRIPT_DIR" >/dev/null 2>&1; pwd -P)" "$(readlink -f -- $SCRIPT_DIR/../x/..)" \\
+    "$(cd $SCRIPT_DIR/.. && pwd)" "$(realpath $SCRIPT_DIR/../nope/..)" "$(realpath -m $SCRIPT_DIR/../nope/..)"
+'''
+
+
+def test_the_scripts_directory_and_realpath_are_computed_as_bash_does(tmp_path):
+    d = tmp_path / "RL" / "tests" / "functional"
+    d.mkdir(parents=True)
+    p = write(d, "qa_distillation_megatron.sh", NEMO_RL)
+    res = read_script(str(p), [], environ={})
+    la, check = res.launches
+    stub(tmp_path, "uv")
+    calls = bash_argv(tmp_path, p)
+    (real,) = [r for r in calls if r[0] == "uv"]
+    (py,) = [r for r in calls if r[0] == "torchrun"]
+    root = str(tmp_path / "RL")
+    assert real[:6] == ["uv", "run", "--extra", "mcore", "--extra", "modelopt"]
+    assert real[9] == root + "/examples/modelopt/export_quantized_to_hf.py"
+    assert real[-5] == root + "/tests/functional/qa_distillation_megatron/hf_export"
+    assert la.argv[0] == "PYTHONPATH=%s/3rdparty/Megatron-Bridge-workspace/Megatron-Bridge/3rdparty/Megatron-LM:%s:" % (
+        root, root)
+    assert la.argv[1:] == real[6:]  # every word known, and bash's
+    assert la.plan.world_size() == 1
+    # the other spellings: `; pwd -P`, a redirection with 2>&1, readlink -f --, `cd X/.. && pwd`
+    # (tests/nope is missing: realpath fails and prints nothing, -m does not look)
+    assert py[4:] == [root + ":", str(d), "", root + "/tests", "", root + "/tests"]
+    assert known(check.argv) == py[:6] + [None, root + "/tests", None, root + "/tests"]
+    (d / ".." / "x").mkdir()  # now readlink -f finds every directory on the way
+    assert bash_argv(tmp_path, p)[-1][6] == root + "/tests" == read_script(str(p), [], environ={}).launches[1].argv[6]
+
+
+@pytest.mark.parametrize("cmd", [
+    'cd -- "$D" &> /dev/null && pwd', 'cd "$D" 2>/dev/null; pwd', 'cd $D && pwd -L', "realpath $D/a/..",
+    "realpath -m -- $D/./b", "readlink -f $D//c/", "dirname -- $D/x.sh", "basename -- $D/x.sh .sh"])
+def test_path_commands_of_a_known_word(tmp_path, cmd):
+    (tmp_path / "w" / "a").mkdir(parents=True)
+    p = write(tmp_path, "p.sh", 'D=%s/w\ntorchrun --nproc_per_node 2 t.py "$(%s)"\n' % (tmp_path, cmd))
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p)
+    assert known(la.argv) == real
+
+
+@pytest.mark.parametrize("cmd", ['cd "$D" | pwd', "cd $D || pwd", "realpath $D $D", "readlink $D", "pwd >/dev/null",
+                                 "realpath --relative-to=/ $D",
+                                 "realpath $D/nope/x", "realpath -e $D/nope", "readlink -f $D/p.sh/"])
+def test_other_path_commands_stay_unknown(tmp_path, cmd):
+    p = write(tmp_path, "p.sh", 'D=%s\ntorchrun --nproc_per_node 2 t.py "$(%s)"\n' % (tmp_path, cmd))
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert known(la.argv)[-1] is None
+
+
+# launch22's leftover (its notes, "Left"): inside double quotes the scanner ended "${V//"/"/_}" at its second
+# quote, and `${V//"/"/_}` split its pattern at the quoted /: the plan passed 'a/b/c//_}' where bash 5.2 passes
+# a_b_c; a quoted * in a pattern was a star. bash(1) Parameter Expansion: the pattern ends at the first unquoted
+# /, and a quoted character of a pattern matches itself.
+QPAT_VALUES = ["abc", "a b  c", "meta-llama/Llama-2-7b-hf", "/a/b/c.tar.gz", "", "x/y/", 'q"/"r', "a'b", "a*b"]
+QPAT_OPS = ['//"/"/_', '/"/"/-', '//"a"/X', "//'/'/_", '//"/"/"/"', '#"/"', '##*"/"', '%"/"*', '//"*"/S', '//"?"/S',
+            '//"[a]"/S', '//"a b"/_', "//\"'\"/Q", '/#"a"/"x}"', '//"$W"/_', '//$W/_', '//"${W}"/"${W}${W}"', '//"/"',
+            "//\\//_", '//"//"/S', "#'*'", "%%\"*\"*", "//\\*/S"]
+
+
+@pytest.mark.parametrize("quoted", [True, False])
+@pytest.mark.parametrize("value", QPAT_VALUES)
+def test_quoted_patterns_inside_and_outside_double_quotes_match_bash(tmp_path, value, quoted):
+    q = '"' if quoted else ""
+    words = "".join("%s${V%s}%s " % (q, op, q) for op in QPAT_OPS)
+    p = write(tmp_path, "qpat.sh", "V='%s'\nW=/\ntorchrun --nproc_per_node 2 t.py %s\n" % (
+        value.replace("'", "'\\''"), words))
+    res = read_script(str(p), [], environ={})
+    assert not res.notes, res.notes
+    (la,) = res.launches
+    (real,) = bash_argv(tmp_path, p)
+    if quoted:
+        assert len(real) == 4 + len(QPAT_OPS)
+    assert la.argv == real
+
+
+@pytest.mark.parametrize("unit", ['"$(', '"${', '"${X:-'])
+def test_quotes_nested_past_the_bound_are_refused_in_one_line(tmp_path, unit):
+    # a line of 3,000 `"$(` was a RecursionError (exit 3) before this round; "${ now nests as bash reads it, so
+    # the scanners follow it too: both stop at MAX_QUOTE_NESTING with exit 2, one line on stderr
+    import subprocess
+    import sys
+
+    p = write(tmp_path, "deep.sh", "torchrun --nproc_per_node 2 x.py " + unit * 3000 + "\n")
+    r = subprocess.run([sys.executable, "-m", "gpudoctor", "plan", str(p)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "nests quotes" in r.stderr and "Traceback" not in r.stderr
