@@ -129,3 +129,83 @@ def test_quotes_nested_past_the_bound_are_refused_in_one_line(tmp_path, unit):
                        timeout=120)
     assert r.returncode == 2, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "nests quotes" in r.stderr and "Traceback" not in r.stderr
+
+
+# NVIDIA-NeMo/Megatron-Bridge examples/models/deepseek_v4/slurm_pretrain.sh lines 77-78 and 106-109 (a template: the
+# user sets CONTAINER_IMAGE before submitting), with its launch reduced to one srun line; launch22's leftover ("an
+# exit in a branch decided from known values is not followed"): the plan listed a launch bash never reaches
+# https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/067f987df03b8355b03192d88d70f1709fedf51a/examples/models/deepseek_v4/slurm_pretrain.sh
+DSV4 = '''#!/bin/bash
+#SBATCH --nodes=2
+CONTAINER_IMAGE=""
+# CONTAINER_IMAGE="/path/to/container.sqsh"
+
+if [ -z "$CONTAINER_IMAGE" ]; then
+    echo "ERROR: CONTAINER_IMAGE must be set. Please specify a valid container image."
+    exit 1
+fi
+srun --mpi=pmix --container-image=$CONTAINER_IMAGE torchrun --nproc_per_node 4 pretrain.py
+'''
+
+
+@pytest.mark.parametrize("image", ['""', '"/path/to/container.sqsh"'])
+def test_an_exit_decided_by_the_scripts_own_values_ends_the_plan(tmp_path, image):
+    p = write(tmp_path, "slurm_pretrain.sh", DSV4.replace('CONTAINER_IMAGE=""', "CONTAINER_IMAGE=" + image))
+    res = read_script(str(p), [], environ={})
+    real = [r for r in bash_argv(tmp_path, p) if "torchrun" in r]
+    if image == '""':  # bash stops at the exit: nothing is launched, and the plan says why
+        assert real == [] and res.launches == []
+        assert any(n.startswith("line 8: exit ends the script here (decided by the known values at line 6)")
+                   for n in res.notes), res.notes
+    else:
+        (la,) = res.launches
+        assert len(real) == 1 and la.argv_shown[la.argv_shown.index("torchrun"):] == real[0][real[0].index("torchrun"):]
+
+
+# what decides the exit must be known from the script itself: an argument the plan was not given (a usage check),
+# the environment, a test gpudoctor does not decide, a loop, a function, a subshell or a pipeline leave it alone;
+# bash with no arguments stops at the usage checks, the plan reads on (and names the arguments as not given)
+@pytest.mark.parametrize("guard", [
+    '[ -z "$1" ] && { echo usage; exit 1; }', 'if [ $# -lt 2 ]; then echo usage; exit 1; fi',
+    'case "$1" in a) ;; *) echo bad; exit 2;; esac', '[[ -z "$@" ]] && exit 1', 'if [ -z "${1:-}" ]; then exit 1; fi',
+    '[ -n "$HF_HOME" ] || exit 1', '[ -f config.yaml ] || exit 1', 'for x in a; do exit 1; done',
+    'die() { exit 1; }; die', '( exit 1 )', 'echo | exit 1', 'command -v torchrun >/dev/null || exit 1'])
+def test_an_exit_decided_at_run_time_or_by_missing_arguments_is_not_followed(tmp_path, guard):
+    p = write(tmp_path, "g.sh", guard + "\ntorchrun --nproc_per_node 2 train.py\n")
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.argv == ["torchrun", "--nproc_per_node", "2", "train.py"]
+
+
+@pytest.mark.parametrize("args, runs", [(["a", "b"], True), (["b", "c"], False), (["a"], False)])
+def test_given_arguments_decide_the_usage_checks_as_bash_does(tmp_path, args, runs):
+    p = write(tmp_path, "u.sh", '[ -z "$1" ] && { echo usage; exit 1; }\nif [ $# -lt 2 ]; then exit 1; fi\n'
+                                'case "$1" in a) ;; *) exit 2;; esac\ntorchrun --nproc_per_node 2 train.py "$2"\n')
+    res = read_script(str(p), args, environ={})
+    real = bash_argv(tmp_path, p, args)
+    assert bool(real) == runs == bool(res.launches)
+    if runs:
+        assert res.launches[0].argv_shown == real[0]
+
+
+# bash(1) Compound Commands: `{ list; }` is one command, so `A && { B; C; }` runs C only where A succeeded; the
+# guard held for B alone (`false && { A=1; B=2; }` set B). InternLM/InternEvo ci_scripts/train/torchrun.sh lines 5-6
+# (`[[ -n ${GITHUB_WORKSPACE} ]] || { echo "..."; exit 1; }`) and its launch at line 25
+# https://github.com/InternLM/InternEvo/blob/c628a8c87411258e90c50f6a49f6a5e1f507ddb8/ci_scripts/train/torchrun.sh
+GROUPS = '''false && { A=1; B=2; }
+[ -z "" ] || { C=3; D=4; }
+true && { E=5; { F=6; }; G=7; } || { H=8; }
+false && { I=9; } || { J=10; K=11; }
+[[ -n ${GITHUB_WORKSPACE} ]] || { echo "should set GITHUB_WORKSPACE first before ci, exit."; exit 1; }
+[[ -n ${CLEAN_PATH} ]] || { echo "should set CLEAN_PATH first before ci, exit."; exit 1; }
+torchrun --nnodes=1 --nproc_per_node=8 --master_port=29501 train.py "$A" "$B" "$C" "$D" "$E" "$F" "$G" "$H" "$I" "$J" "$K"
+'''
+
+
+def test_a_guard_holds_for_the_whole_brace_group(tmp_path):
+    p = write(tmp_path, "groups.sh", GROUPS)
+    (la,) = read_script(str(p), [], environ={}).launches  # the workspace comes from the environment: no exit
+    (real,) = bash_argv(tmp_path, p, env={"GITHUB_WORKSPACE": "w", "CLEAN_PATH": "c"})
+    assert real[-11:] == ["", "", "", "", "5", "6", "7", "", "", "10", "11"]
+    mine = known(la.argv)
+    assert mine[:-11] == real[:-11]
+    assert [w if w is None else w for w in mine[-11:]] == [None, None, None, None, "5", "6", "7", None, None, "10", "11"]

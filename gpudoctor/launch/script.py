@@ -590,6 +590,7 @@ class Reader:
         self.piped = False  # the command read last ended with `|`: the next one is a pipeline's element too
         self.unknowns = []
         self.positional = list(args)
+        self.no_args = not args
         self.texts = 0  # texts being read inside one another (run_text): the script's own is the first
         self.alone = False  # reading a function never called, on its own (read_script)
         self.args_unknown = None  # why the arguments are known only at run time (a shift / set -- in a branch)
@@ -611,6 +612,13 @@ class Reader:
         self.depth = 0  # eval / source nesting
         self.nesting = 0  # command substitutions inside one another
         self.guard = None  # the next command runs only if (True/False/UNDECIDED) after && or ||; None: no guard
+        self.guard_dep = False  # that guard was decided by reading an argument not given (argdep below)
+        # reads of a script argument not given (and of $#, $@, $* when none was given): a test that read one is
+        # decided only because the plan has no arguments (`[ -z "$1" ] && exit 1`), so an exit it guards is not
+        # followed (argdep on the frame)
+        self.arg_reads = 0
+        self.last_test_argdep = False
+        self.gdep_now = False
         self.status = None  # with a guard: the and-or list's status so far (True/False, None: decided at run time)
         self.functions = {}  # name -> the tokens of its body
         self.called = set()
@@ -627,6 +635,14 @@ class Reader:
         return any(f["cur"] is False for f in self.frames)
 
     def test(self, words):
+        """_test, and whether it read an argument not given (last_test_argdep)."""
+        before = self.arg_reads
+        try:
+            return self._test(words)
+        finally:
+            self.last_test_argdep = self.arg_reads != before
+
+    def _test(self, words):
         """True, False or None (not decidable here) for `[ ... ]`, `[[ ... ]]`, `test ...`
         with known operands: = == != -eq -ne -lt -le -gt -ge, -z, -n, a lone word."""
         import fnmatch
@@ -836,6 +852,8 @@ class Reader:
                     items = list(self.vars[m.group(1)])
                 elif m and not m.group(1) and not self.args_unknown:
                     items = list(self.positional)
+                    if self.no_args and not items:
+                        self.arg_reads += 1  # "$@" of a plan given no arguments (a usage check reads it)
                 if items is not None:  # "${A[@]}", "$@": one word per item
                     for k, item in enumerate(items):
                         if k:
@@ -940,6 +958,8 @@ class Reader:
             return self.positional_arg(k), i + 2, None
         if nxt in ("@", "*", "#") and self.args_unknown:
             return self.unknown("$" + nxt, self.args_unknown), i + 2, None
+        if nxt in ("@", "*", "#") and self.no_args and not self.positional:
+            self.arg_reads += 1
         if nxt in ("@", "*"):
             return " ".join(self.positional), i + 2, (list(self.positional) if quoted and nxt == "@" else None)
         if nxt == "#":
@@ -966,6 +986,7 @@ class Reader:
                 return v
             return self.unknown("$%d" % k, "argument %d of the script" % k, fixed=v, given=True)
         # bash expands an unset one to nothing; the plan says it is needed instead
+        self.arg_reads += 1
         return self.unknown("$%d" % k, "argument %d of the script, not given here" % k)
 
     def _spool_path(self, cmd, vals):
@@ -1173,6 +1194,8 @@ class Reader:
             value, is_set = self.positional_arg(int(name)), int(name) <= len(self.positional)
         elif name in ("@", "*"):
             value, is_set = " ".join(self.positional), bool(self.positional)
+            if self.no_args and not self.positional:
+                self.arg_reads += 1
         else:
             is_set = name in self.vars or name in self.result.from_allocation or (
                 name in PER_TASK or name.startswith("SLURM_"))
@@ -1549,6 +1572,16 @@ class Reader:
         rest = list(words)
         while rest and rest[0] in ("then", "do", "else", "{", "!"):
             rest.pop(0)
+        if rest[:1] == ["exit"] and self.texts == 1 and not self.depth and not self.alone and len(rest) <= 2:
+            # `exit` where every enclosing if / && / || / case was decided by the script's own known values (a
+            # template's `CONTAINER_IMAGE=""` then `[ -z "$CONTAINER_IMAGE" ] && exit 1`): bash ends the script
+            # there. Not where a test read an argument the plan was not given (a usage check), nor in a loop, a
+            # function, a sourced file, a subshell or a pipeline
+            if self.cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens):
+                return False
+            if any(f.get("argdep") or f["kind"] not in ("if", "guard", "case") for f in self.frames):
+                return False
+            return "exit"
         if len(rest) < 2 or rest[0] != "exec" or self.texts != 1 or self.depth or self.alone:
             return False
         # exec must be followed by the command itself: `exec > >(tee -a log) 2>&1` (a redirection first, its process
@@ -1559,7 +1592,8 @@ class Reader:
         return not (self.cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens))
 
     def _run_text(self, text, inner=False, base=0):
-        for lineno, logical, docs, unclosed in _logical_lines_q(text):
+        lines = _logical_lines_q(text)
+        for at, (lineno, logical, docs, unclosed) in enumerate(lines):
             self.line = base + lineno if not inner else self.line
             if unclosed is not None:
                 # accelerate's examples/slurm/submit_multicpu.sh opens `export LAUNCHER="...`
@@ -1577,7 +1611,12 @@ class Reader:
             for k, (kind, t) in enumerate(toks):
                 if kind == "op" and t in ("heredoc", "heredoc-") and docs:
                     toks[k] = ("op", ("heredoc", docs.pop(0)))  # the body travels with its command
-            self.feed(toks + [("op", ";")])
+            try:
+                self.feed(toks + [("op", ";")])
+            except _ScriptEnd as end:
+                if getattr(end, "note", None) and any(any(k == "w" for k, _ in lex(x[1])) for x in lines[at + 1:]):
+                    self.result.notes.append(end.note)
+                raise
 
     def feed(self, tokens):
         """Run a stream of tokens; while a simulated loop is being read the first time, its
@@ -1658,14 +1697,32 @@ class Reader:
             lead = next((w for w in words if w not in ("then", "do", "else", "{")), None)
             bang = lead == "!"  # `! [ -z "$A" ] && B=2`: command() pops the `!` with the keywords
             guard, self.guard = self.guard, None
+            gdep, self.guard_dep = self.guard_dep, False
+            self.gdep_now = gdep
             status, self.status = self.status, None
+            # a brace group `A && { B; C; }` is one command of the list: the guard holds to its `}` (bash(1)
+            # Compound Commands); it held for B alone, so `false && { A=1; B=2; }` set B, and `[ -z "$X" ] && {
+            # echo usage; exit 1; }` put its exit outside the test
+            closed = None
+            if cmd[:1] == ["}"]:
+                g = next((f for f in reversed(self.frames) if f.get("group")), None)
+                if g is not None:
+                    g["group"] -= 1
+                    closed = g if g["group"] == 0 else None
+            elif cmd[:1] == ["{"] and guard is None:
+                g = next((f for f in reversed(self.frames) if f.get("group")), None)
+                if g is not None:
+                    g["group"] += 1  # a group inside the guarded one
+            gf = None
             if guard is not None:
                 # `A && B`, `A || B`: B runs when A succeeded (failed); a test decided by
                 # known values decides it, any other command is taken to succeed; a test
                 # decided only at run time leaves B's running undecided, as an `if` does
                 # (`A=4; [ -n "$X" ] && A=8`: A is 4 or 8, not 8)
-                self.frames.append({"kind": "guard", "cur": None if guard == UNDECIDED else guard, "any": False,
-                                    "unk": guard == UNDECIDED, "line": self.line, "had": set(self.vars)})
+                gf = {"kind": "guard", "cur": None if guard == UNDECIDED else guard, "any": False,
+                      "unk": guard == UNDECIDED, "line": self.line, "had": set(self.vars), "argdep": gdep,
+                      "group": 1 if cmd[:1] == ["{"] else 0, "status0": status}
+                self.frames.append(gf)
             # each element of a pipeline `a | b` runs in a subshell: what it sets ends with it
             piped = bool(words) and (t == "|" or self.piped)
             before = self._state() if piped and not self.skipping else None
@@ -1674,6 +1731,15 @@ class Reader:
                 self.out = (out[0], cmd[out[1]]) if out and out[1] < len(cmd) and cmd[out[1]] else None
                 ends = self._ends_script(words, t, cmd)
                 self.command(words)
+                if ends == "exit":
+                    # bash(1) SHELL BUILTIN COMMANDS: exit "causes the shell to exit"; what decided it is known here
+                    # (the note only where a command follows: _run_text)
+                    why = sorted({f["line"] for f in self.frames})
+                    end = _ScriptEnd()
+                    end.note = "line %d: exit ends the script here%s: bash runs nothing after it, and the lines " \
+                               "after it are not read" % (self.line, " (decided by the known values at line %s)" %
+                                                          ", ".join(map(str, why)) if why else "")
+                    raise end
                 if ends:
                     # bash runs nothing after `exec CMD` (bash(1) SHELL BUILTIN COMMANDS: "replaces the shell"): a
                     # launch line after one is never started
@@ -1691,18 +1757,30 @@ class Reader:
                 if guard is not None:
                     for k in range(len(self.frames) - 1, -1, -1):
                         if self.frames[k]["kind"] == "guard":
+                            if self.frames[k] is gf and gf["group"]:
+                                break  # the group's `}` ends it
                             f = self.frames.pop(k)
                             if f["unk"] and not self.skipping:
                                 self._guard_done(f)
                             break
                     self._if_condition_element(guard, words, bang)
+                if closed is not None:
+                    self.frames = [f for f in self.frames if f is not closed]
+                    if closed["unk"] and not self.skipping:
+                        self._guard_done(closed)
             if t == ";;" and self.frames and self.frames[-1]["kind"] == "case":
                 self.frames[-1].update(expect=True, cur=False, pats=None)  # the next pattern decides
             if t in ("&&", "||") and ran_words:
                 # bash(1) Lists: && and || have equal precedence, left to right; the list's status so
                 # far is the last command's that ran (a skipped one leaves it as it was): `true &&
                 # A=1 || A=2` ends with A=1, `true || A=1 && A=2` runs A=2
-                if guard is False:
+                self.last_test_argdep = False
+                if closed is not None:
+                    # after `A && { ...; }`: the status is A's where the group did not run; a group that ran is
+                    # taken to succeed, as any other command
+                    r = closed["status0"] if closed["cur"] is False else (None if closed["cur"] is None else True)
+                    gdep = gdep or closed.get("argdep")
+                elif guard is False:
                     r = status
                 elif guard == UNDECIDED:  # whether B ran is decided at run time: so is C's turn
                     r = None
@@ -1715,6 +1793,7 @@ class Reader:
                         r = not r
                 self.status = r
                 self.guard = UNDECIDED if r is None else (r if t == "&&" else not r)
+                self.guard_dep = gdep or self.last_test_argdep
             cmd, stdin, out = [], None, None
 
     def _if_condition_element(self, guard, words, bang):
@@ -1730,6 +1809,8 @@ class Reader:
             return
         if guard is False:
             return
+        f["argdep"] = f.get("argdep") or self.gdep_now
+        self.last_test_argdep = False
         if guard == UNDECIDED:
             r = None
         else:
@@ -1738,6 +1819,7 @@ class Reader:
             if bang and r is not None and words[:1] != ["!"]:
                 r = not r
         f.update(cur=r, any=r is True, unk=r is None, paths=[] if r is False else [set()])
+        f["argdep"] = f["argdep"] or self.last_test_argdep
 
     def _state(self):
         """What a subshell may change that its parent does not see after it."""
@@ -1858,16 +1940,18 @@ class Reader:
                         g["cond"] = False
                         break
             if w == "if":
+                self.last_test_argdep = False
                 r = False if parent_skips else self.test(words)
                 self.frames.append({"kind": "if", "cur": r, "any": r is True, "unk": r is None, "line": self.line,
                                     "had": set(self.vars), "paths": [] if r is False else [set()], "else": False,
-                                    "cond": not parent_skips})
+                                    "cond": not parent_skips, "argdep": self.last_test_argdep})
                 words = []  # the condition is consumed
             elif w == "elif" and self.frames and self.frames[-1]["kind"] == "if":
                 f = self.frames[-1]
                 f["cur"] = False
                 if not any(g["cur"] is False for g in self.frames[:-1]) and not f["any"]:
                     r = self.test(words)
+                    f["argdep"] = f.get("argdep") or self.last_test_argdep
                     f["cur"] = None if (f["unk"] and r is not False) else r
                     f["any"] = f["any"] or f["cur"] is True
                     f["unk"] = f["unk"] or r is None
@@ -1883,7 +1967,7 @@ class Reader:
                     if f["cur"] is not False:
                         f["paths"].append(set())
             elif w == "case":
-                value = None
+                value, reads = None, self.arg_reads
                 if words and not parent_skips:
                     value = self.resolve(" ".join(self.expand(words[0], split=False)))
                     value = re.sub(MARK + r"(\d+)" + MARK, lambda m: "" if self.unknowns[int(m.group(1))].why.endswith(
@@ -1892,7 +1976,7 @@ class Reader:
                     value = None  # `case $1` in a loop that is not followed sees every argument in turn
                 self.frames.append({"kind": "case", "cur": False, "any": False, "unk": value is None or MARK in value,
                                     "value": value, "expect": True, "pats": None, "line": self.line,
-                                    "had": set(self.vars)})
+                                    "had": set(self.vars), "argdep": self.arg_reads != reads})
                 words = []
             elif w in OPENERS:  # while, until, for, select: run zero or more times
                 cur = False if parent_skips else None
