@@ -190,10 +190,12 @@ def test_a_metric_named_error_is_not_an_error_line(cli, tmp_path):
     rc, doc = explain_paste(cli, tmp_path, METRICS, rcs=(0,))
     assert doc["verdict"] == "no_error", (doc["verdict"], doc["errors"])
     # an error whose message starts with a number, an errno, a snake_case error name: still error lines
-    for text in ("error: 0.5 is not a valid learning rate\n", "connect: error: 111\n", "mpi_error: rank 3 died\n",
-                 "ValueError: 0.5 is not in list\n"):
+    for text in ("error: 0.5 is not a valid learning rate\n", "connect: error: 111\n", "mpi_error: rank 3 died\n"):
         rc, doc = explain_paste(cli, tmp_path, text, rcs=(1,))
         assert doc["verdict"] == "unknown_error", (text, doc["verdict"])
+    # (struct23) a builtin exception's line alone is still an error line, now answered as a likely cause (lastresort.py)
+    rc, doc = explain_paste(cli, tmp_path, "ValueError: 0.5 is not in list\n", rcs=(0,))
+    assert doc["verdict"] == "likely_cause", doc["verdict"]
 
 
 # pytorch/PiPPy#158 quotes the line: c10d's socket.cpp logs each failed connect attempt at W level and retries

@@ -146,6 +146,10 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import docremedy
 
     docremedy.apply(result, scan, kb)  # the remedy a project's docs give for a message they quote (docs20)
+    from gpudoctor.explain import lastresort
+
+    if lastresort.judge(result, scan, kb):  # (struct23) an explicit failure line that nothing above answered
+        fixes.apply(result, facts, scan)
     from gpudoctor.explain import advice
 
     advice.apply(result, scan)  # what the root's own message says to do (after the computed fixes, never above them)

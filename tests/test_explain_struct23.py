@@ -1,0 +1,139 @@
+"""A family and a next step, How sure: low, for an explicit failure line nothing else read (struct23, issue 18 item 2):
+gpudoctor/explain/lastresort.py, run last in explain_inputs on an 'unknown_error' answer.
+
+Texts: the seen held-out sets (bench/data/explain_heldout_*.jsonl, cited by case id; each case's url is its source),
+a real bash 5.2.15 run recorded here (fixtures/explain/struct23/bash-script-child-signals.log: a script whose
+children a signal ended), and the printers' own formats (CPython's messages, Apptainer's sylog prefix, the Docker
+client's 'Error response from daemon: ')."""
+
+import os
+
+import pytest
+
+from gpudoctor import explain
+from gpudoctor.explain import lastresort
+from explainhelp import seen_text
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.join(os.path.dirname(HERE), "fixtures", "explain", "struct23")
+
+
+def _res(text, kb):
+    return explain.explain_text(text, kb)
+
+
+def _root(r):
+    return r["findings"][0] if r["findings"] else None
+
+
+def test_a_call_that_does_not_fit_its_signature_is_two_releases(kb):
+    # AN's pytorch/ao#403: torchao's nf4_detach() called by another release's caller (the label: code.lib_api_version)
+    r = _res(seen_text("an-ao403-nf4-detach-qlora-fsdp2"), kb)
+    assert r["verdict"] == "likely_cause" and r["root"] == "code.lib_api_version"
+    assert "nf4_detach()" in " ".join(_root(r)["notes"])
+
+
+def test_an_operation_on_none_is_the_code_that_passed_none(kb):
+    # AC's NVIDIA docs page (Megatron Bridge, NEMO_HOME not shared): "TypeError: 'NoneType' object is not an iterator"
+    r = _res(seen_text("ac-nvdocs-mbridge-nemo-home-container-local-packed-seq"), kb)
+    assert r["verdict"] == "likely_cause" and r["root"] == "code.exception"
+    assert "None" in " ".join(_root(r)["notes"])
+    assert [a["family"] for a in _root(r)["alternatives"]][:1] == ["code.lib_api_version"]
+
+
+def test_a_frame_cut_at_its_start_names_the_package(kb):
+    # AA's TinyZero#47: the paste begins inside verl's frame line ('/verl/protocol.py", line 491, in chunk')
+    r = _res(seen_text("aa-tinyzero47-dataproto-equal-chunk"), kb)
+    f = _root(r)
+    assert r["verdict"] == "likely_cause" and f["id"] == "code.library_error"
+    assert "verl" in f["notes"][0] and "protocol.py:491, in chunk" in f["notes"][0]
+
+
+def test_a_builtin_class_alone_is_a_library_check_with_its_neighbours(kb):
+    # Y's NVIDIA-NeMo/Automodel#1835: "ValueError: Unexpected dimension name: dp_replicate" alone
+    r = _res(seen_text("y-automodel1835-dp-replicate-dim-single-gpu-recipe"), kb)
+    f = _root(r)
+    assert r["verdict"] == "likely_cause" and f["id"] == "code.library_error" and r["matched"]
+    assert {"code.exception", "code.lib_api_version"} <= {a["family"] for a in f["alternatives"]}
+    assert "How sure: low" in f["notes"][0]
+    assert explain.exit_code(r) == 0 and not r["errors"] and not r["triage"]
+
+
+@pytest.mark.parametrize("line, family", [
+    ("TypeError: forward() got an unexpected keyword argument 'labels'\n", "code.lib_api_version"),
+    ("TypeError: __init__() takes 2 positional arguments but 3 were given\n", "code.lib_api_version"),
+    ("AttributeError: module 'mylib.utils' has no attribute 'load_shards'\n", "code.lib_api_version"),
+    ("AttributeError: 'NoneType' object has no attribute 'shape'\n", "code.exception"),
+    ("TypeError: 'NoneType' object is not subscriptable\n", "code.exception"),
+    ("KeyError: 'bundles'\n", "code.library_error"),
+])
+def test_cpython_message_forms(kb, line, family):
+    r = _res(line, kb)
+    assert (r["verdict"], r["root"]) == ("likely_cause", family)
+
+
+@pytest.mark.parametrize("text", [
+    "FooBarError: something broke\n",  # a class of no known package, unqualified: whose it is, the line does not say
+    "KeyboardInterrupt: \n",
+    # an exception the run went past (review17's rule, provenance._ran_past): it stopped nothing
+    "ValueError: bad row 17, skipped\nstep 1 loss 2.0\nstep 2 loss 1.9\nstep 3 loss 1.8\ntraining done\n",
+])
+def test_lines_that_are_left_unanswered(kb, text):
+    r = _res(text, kb)
+    assert r["verdict"] in ("unknown_error", "no_error") and not r["findings"]
+
+
+def test_a_traceback_is_not_read_here(kb):
+    # a whole traceback is pyanswer's to read: finding() leaves it
+    from gpudoctor.explain.scan import Scan, scan_stream
+    import io
+
+    text = ('Traceback (most recent call last):\n  File "/home/u/train.py", line 3, in <module>\n    f()\n'
+            "ValueError: nope\n")
+    scan = Scan()
+    scan_stream(io.BytesIO(text.encode()), kb, scan, "x")
+    assert lastresort.finding(scan, kb, lambda *a, **k: pytest.fail("read")) is None
+
+
+def test_a_shell_report_of_a_child_ended_by_a_signal(kb):
+    # bash 5.2.15 running a script whose children SIGSEGV, SIGABRT and SIGILL ended (recorded here: the script's
+    # lines are in the file); bash's jobs.c prints strsignal()'s text after the pid
+    with open(os.path.join(FIX, "bash-script-child-signals.log"), encoding="utf-8") as fh:
+        r = _res(fh.read(), kb)
+    f = _root(r)
+    assert r["verdict"] == "likely_cause" and f["id"] == "cascade.signal"
+    assert f["matches"][0]["line"] == 2  # the first: SIGSEGV
+    notes = " ".join(f["notes"])
+    assert "SIGSEGV" in notes and "PYTHONFAULTHANDLER=1" in notes
+
+
+@pytest.mark.parametrize("line, family", [
+    # Apptainer's sylog prefix (pkg/sylog/sylog.go: "%-8s " of 'FATAL:' / 'ERROR:')
+    ("FATAL:   while making image from oci registry: error fetching image to cache\n", "container.apptainer_launch"),
+    ("ERROR:   could not open the image\n", "container.apptainer_launch"),
+    # the Docker client's print of the engine's API error (moby client/errors.go)
+    ("Error response from daemon: network trainnet not found\n", "container.oci_runtime"),
+    ("Aborted (core dumped)\n", "cascade.signal"),
+])
+def test_printer_forms(kb, line, family):
+    r = _res(line, kb)
+    assert r["verdict"] == "likely_cause" and r["root"] == family
+
+
+@pytest.mark.parametrize("line", [
+    "ERROR: could not open the image\n",  # one blank: not sylog's padding
+    "Terminated\n",  # bash's report for any helper of a script that SIGTERM stopped: the script goes on
+    "FATAL:   \n",
+])
+def test_printer_forms_left_alone(kb, line):
+    r = _res(line, kb)
+    assert r["root"] not in ("container.apptainer_launch", "cascade.signal")
+
+
+def test_healthy_text_untouched(kb):
+    # a known healthy log keeps 'no error' (lastresort runs only on an 'unknown_error' answer)
+    path = os.path.join(os.path.dirname(HERE), "fixtures", "logs", "healthy")
+    name = sorted(os.listdir(path))[0]
+    with open(os.path.join(path, name), encoding="utf-8", errors="replace") as fh:
+        r = _res(fh.read(), kb)
+    assert r["verdict"] == "no_error" and not r["findings"]
