@@ -430,6 +430,9 @@ def analyze(scan, kb, assume_error=False):
     from gpudoctor.explain import userline as _userline
 
     _userline.fill(scan, findings)  # the user's own line the traceback ends in, by the API it calls (userline.py)
+    from gpudoctor.explain import opfix as _opfix
+
+    _opfix.fill(scan, findings)  # the operation, values and line the message names, as the concrete fix (opfix.py)
     from gpudoctor.explain import libarg as _libarg
 
     _libarg.fill(scan, findings)  # the argument of that line a library refused, when its message names it (libarg.py)

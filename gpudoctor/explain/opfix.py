@@ -1,0 +1,527 @@
+"""The operation, the values and the user's line an error names, read into the concrete fix (issue 18 "names the
+fix", explain-fix23).
+
+Where explain already has the right family for an error of the user's code or data, the family's causes are
+generic ("a tensor was left on the CPU"); the message itself says more: which argument of which operator is on
+which device, which class index the loss refused, which count came out -1. Each reader below takes one such
+message, tells its documented causes apart by what the message, the traceback's frames and the user's own source
+line show, and puts the concrete edit first, worded as a user applies it. A reading becomes the root's first cause
+with the message's line as its evidence; the family's other causes follow as the alternatives. The root, its
+family and its verdict never change here.
+
+1. Tensors on two devices (c10::impl::common_device_check_failure, aten/src/ATen/core/adaption.cpp,
+   https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/core/adaption.cpp): "Expected all tensors to be on
+   the same device, but got <arg> is on <device>, different from other tensors on <device> (when checking argument
+   in method <method>)"; before torch 2.1 "... but found at least two devices, <common> and <arg's device>! (when
+   checking argument for argument <arg> in method <method>)" (1.x spelled it "arugment"). The argument and the
+   operator say which object is on the wrong device: a loss's target is the labels, an index / indices the ids of
+   an embedding or gather, mat1 / input / self the batch, weight / mat2 / bias a module's parameters (a loss's
+   weight its class weights); a frame in torchmetrics is a metric's state; two GPUs in one rank's process are a
+   device taken before torch.cuda.set_device(local_rank) (https://pytorch.org/docs/stable/notes/cuda.html,
+   "cuda:0 is the current device unless set_device").
+2. A class index the loss refused: aten/src/ATen/native/LossNLL.cpp checks every target, "Target <t> is out of
+   bounds." (CPU); the CUDA kernels assert `t >= 0 && t < n_classes` (cuda/Loss.cu) and `cur_target >= 0 &&
+   cur_target < n_classes` (cuda/NLLLoss2d.cu). torch.nn.NLLLoss / CrossEntropyLoss: "each element in target has
+   to have 0 <= value < C" (https://pytorch.org/docs/stable/generated/torch.nn.CrossEntropyLoss.html). A negative
+   target is a padding / no-label value other than ignore_index (-100); a target >= C is a model built with fewer
+   outputs than the data has classes (a transformers model's config num_labels, 2 by default:
+   https://huggingface.co/docs/transformers/main_classes/configuration), or labels counted from 1.
+3. -1 from a process group the rank is not in: torch.distributed.get_rank(group) and get_world_size(group) return
+   -1 on a rank that is not a member of group (torch/distributed/distributed_c10d.py: "-1, if not part of the
+   group"); a count or size of -1 under a distributed run, on a line that uses a rank or a group's size, is that
+   value (chunk(-1): "chunk expects `chunks` to be greater than 0, got: -1").
+"""
+
+import re
+
+from gpudoctor.explain import userline
+
+_DEV = r"(?:cpu|cuda|mps|xpu|meta|hpu|npu|privateuseone)(?::\d{1,3})?"
+_DEV_NEW = re.compile(r"Expected all tensors to be on the same device, but got (\w{1,40}) is on (" + _DEV +
+                      r"), different from other tensors on (" + _DEV + r") \(when checking argument in method "
+                      r"(\w{1,160})\)")
+_DEV_OLD = re.compile(r"Expected all tensors to be on the same (?:common )?device, but found at least two devices, ("
+                      + _DEV + r") and (" + _DEV + r")! ?(?:\(when checking ar(?:gu|ug)ment for argument (\w{1,40}) "
+                      r"in method (\w{1,160})\))?")
+_LOSS_METHOD = re.compile(r"(?i)nll_loss|cross_entropy|mse_loss|l1_loss|binary_cross_entropy|smooth_l1|huber|kl_div|"
+                          r"ctc_loss|margin|hinge|soft_margin|cosine_embedding|poisson_nll|triplet")
+_LABEL_ARGS = {"target", "targets", "label", "labels", "y"}
+_INDEX_ARGS = {"index", "indices", "indexes", "idx"}
+_PARAM_ARGS = {"weight", "mat2", "bias", "running_mean", "running_var", "weight_ih", "weight_hh", "bias_ih",
+               "bias_hh", "vec2"}
+# the names a line gives the labels, the ids and the batch (the words of torch's and transformers' own examples)
+_LABEL_NAME = re.compile(r"(?i)^(?:\w{0,20}_)?(?:labels?|targets?|y|gt|truth|classes)(?:_\w{0,20})?$")
+_IDS_NAME = re.compile(r"(?i)^(?:\w{0,20}_)?(?:ids|idx|index|indices|tokens?|input_ids)(?:_\w{0,20})?$")
+_NAME = re.compile(r"[A-Za-z_][\w.]{0,80}")
+_RANKED = re.compile(r"(?i)\blocal_rank\b|\bLOCAL_RANK\b|torchrun|torch[./]distributed|DistributedDataParallel|"
+                     r"init_process_group|\[rank\d{1,5}\]|\[default\d{1,4}\]")
+
+
+def _dev_kind(d):
+    return d.split(":", 1)[0]
+
+
+def _device_msg(text):
+    """(arg, arg's device, the others' device, method) of ATen's device check, or None."""
+    m = _DEV_NEW.search(text)
+    if m:
+        return m.group(1), m.group(2), m.group(3), m.group(4)
+    m = _DEV_OLD.search(text)
+    if m:
+        return (m.group(3) or "", m.group(2), m.group(1), m.group(4) or "")
+    return None
+
+
+def _args_of_call(src):
+    """The plain-name arguments of the line's outermost call and the name it calls: ([names], callee) or ([], '')."""
+    m = re.search(r"(?<![\w.])([A-Za-z_][\w.]{0,80})\s{0,3}\(", src)
+    if not m:
+        return [], ""
+    inner = src[m.end():userline._close(src, m.end() - 1)]
+    names, depth, cur = [], 0, ""
+    for ch in inner + ",":
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            a = cur.strip()
+            if "=" in a and not a.startswith("="):
+                a = a.split("=", 1)[1].strip()
+            names.append(a if _NAME.fullmatch(a) else "")
+            cur = ""
+        else:
+            cur += ch
+    return names, m.group(1)
+
+
+def _user(tbr):
+    uf = userline.user_frame(tbr) if tbr else None
+    return uf
+
+
+def _frames_text(tbr):
+    return "\n".join(f[0].replace("\\", "/") for f in (tbr or {}).get("frames") or [])
+
+
+def _devices(msg, tbr, whole):
+    """(text, fix) for ATen's device check, or None where the family's own causes already say it (the optimizer's
+    state: usercode.tensors_on_two_devices' evidence of torch/optim frames) or nothing tells the tensors apart."""
+    got = _device_msg(msg)
+    if got is None:
+        return None
+    arg, on, others, method = got
+    frames = _frames_text(tbr)
+    if "/torch/optim/" in frames:
+        return None
+    uf = _user(tbr)
+    names, callee = _args_of_call(uf["src"]) if uf else ([], "")
+    callee_name = userline.ident(callee, None)
+    where = (" at your line %s:%d `%s`" % (uf["file"].replace("\\", "/").rsplit("/", 1)[-1], uf["line"],
+                                          userline.quote(uf["src"]))) if uf else ""
+    said = ("%s is on %s, the other tensors on %s%s" % ("`%s`" % arg if arg else "one tensor", on, others,
+                                                        " (in %s)" % method if method else ""))
+    one_gpu = _dev_kind(on) == _dev_kind(others) == "cuda" and on != others
+    if one_gpu:
+        if not (tbr and tbr.get("rank") is not None) and not _RANKED.search(whole):
+            return None  # one process over several GPUs: the family's own cause (a model split by device_map) says it
+        return ("Tensors on two GPUs in one rank's process: %s%s. Each rank must use its own GPU only: something was "
+                "made on a fixed device (.cuda(), 'cuda' or 'cuda:0' mean the current device, cuda:0 until "
+                "torch.cuda.set_device is called) while the rest follows the local rank." % (said, where),
+                "call torch.cuda.set_device(local_rank) first, before building the model or any tensor, and create "
+                "them on device = torch.device(f'cuda:{local_rank}') (model.to(device), batch.to(device), "
+                "DDP(model, device_ids=[local_rank]); a library's device='cuda' argument: device=f'cuda:{local_rank}')")
+    if "/torchmetrics/" in frames:
+        owner = callee_name.rsplit(".", 1)[0] if callee_name and "." in callee_name and \
+            callee_name.rsplit(".", 1)[1] in ("update", "forward", "compute") else callee_name or "metric"
+        return ("A torchmetrics metric keeps its state on the device it was created on or moved to: %s%s; the "
+                "metric was created on the CPU while the predictions are on the GPU (or the reverse)." % (said, where),
+                "move the metric to the predictions' device after creating it: %s = %s.to(device) (a "
+                "MetricCollection too; inside a LightningModule assign it as an attribute so it moves with the "
+                "module)" % (owner, owner))
+    low_arg = arg.lower()
+    loss = bool(_LOSS_METHOD.search(method or "")) or bool(_LOSS_METHOD.search(frames.rsplit("/", 1)[-1])) or \
+        "/torch/nn/modules/loss.py" in frames
+    arg_cpu = _dev_kind(on) == "cpu" and _dev_kind(others) != "cpu"
+    arg_gpu = _dev_kind(on) != "cpu" and _dev_kind(others) == "cpu"
+    if not (arg_cpu or arg_gpu):
+        return None
+    if low_arg in _LABEL_ARGS or (loss and low_arg in ("target",)):
+        lab = next((n for n in names if n and _LABEL_NAME.match(n.rsplit(".", 1)[-1])), None) or \
+            (names[1] if len(names) > 1 and names[1] else None)
+        lab = userline.ident(lab, None) if lab else None
+        first = userline.ident(names[0], None) if names and names[0] else None
+        if arg_cpu:
+            return ("The loss got its targets on %s and the predictions on %s: %s%s. The labels were not moved with "
+                    "the batch." % (on, others, said, where),
+                    "move the labels to the predictions' device before the loss: %s = %s.to(%s) (in the loop: "
+                    "inputs, labels = inputs.to(device), labels.to(device))" % (
+                        lab or "labels", lab or "labels", "%s.device" % first if first else "device"))
+        return ("The loss got its targets on %s and the predictions on %s: %s%s; the model or its output stayed on "
+                "the CPU." % (on, others, said, where),
+                "run the model on the GPU (model.to(device)) so its output is on the labels' device, or compute the "
+                "loss on one device: %s.to(%s)" % (first or "outputs", "%s.device" % lab if lab else "labels.device"))
+    if low_arg in _PARAM_ARGS:
+        if arg_cpu:
+            if loss and low_arg == "weight":
+                crit = callee_name or "criterion"
+                return ("The loss's class weights are on the CPU while its inputs are on %s: %s%s." % (
+                            others, said, where),
+                        "create the loss with its weights on the GPU, nn.CrossEntropyLoss(weight=class_weights.to("
+                        "device)), or move it: %s = %s.to(device)" % (crit, crit))
+            mod = callee_name if callee_name and callee_name not in ("F.linear", "torch.matmul") else None
+            return ("A module's parameters (`%s`) are on the CPU while its input is on %s: %s%s. A module created "
+                    "after model.to(device), created inside forward(), or kept in a plain list/dict (not an "
+                    "nn.ModuleList / ModuleDict, so .to() never sees it) stays on the CPU." % (
+                        arg, others, said, where),
+                    "move the module to the GPU: %s.to(device) after the whole model is built (model.to(device) "
+                    "last); register submodules in nn.ModuleList / nn.ModuleDict, and create new tensors in "
+                    "forward() with device=x.device" % (mod or "model"))
+        inp = userline.ident(names[0], None) if names and names[0] else None
+        return ("The input is on the CPU while the module's parameters (`%s`) are on %s: %s%s. The batch was not "
+                "moved to the model's device." % (arg, on, said, where),
+                "move the input to the model's device before the call: %s = %s.to(device) with device = "
+                "next(model.parameters()).device" % (inp or "x", inp or "x"))
+    if low_arg in _INDEX_ARGS or "index_select" in method or "embedding" in method or "gather" in method:
+        ids = next((n for n in names if n and _IDS_NAME.match(n.rsplit(".", 1)[-1])), None) or \
+            (names[0] if names and names[0] else None)
+        ids = userline.ident(ids, None) if ids else None
+        if arg_cpu:
+            return ("The ids / indices are on the CPU while the table they index (an embedding's weight) is on %s: "
+                    "%s%s." % (others, said, where),
+                    "move the ids to the model's device: %s = %s.to(model.device) (tokenizer outputs: inputs = "
+                    "tokenizer(texts, return_tensors='pt').to(model.device))" % (ids or "input_ids",
+                                                                                 ids or "input_ids"))
+        return ("The ids / indices are on %s while the table they index is on the CPU: %s%s; the model (or that "
+                "embedding) was not moved to the GPU." % (on, said, where),
+                "move the model to the GPU before the call (model.to(device)), or keep the ids on the CPU with it")
+    if arg_cpu and low_arg in ("mat1", "input", "self", "mat", "batch1", "x", "tensors", "other", "vec"):
+        x = userline.ident(names[0], None) if names and names[0] else None
+        return ("A tensor of the call is on the CPU while the rest is on %s: %s%s. The batch (or a tensor made "
+                "without device=) was not moved to the model's device." % (others, said, where),
+                "move it to the model's device before the call: %s = %s.to(device) (device = "
+                "next(model.parameters()).device); create new tensors with device=x.device" % (x or "batch",
+                                                                                          x or "batch"))
+    return None
+
+
+_TARGET = re.compile(r"Target (-?\d{1,12}) is out of bounds")
+_ASSERT_CLASSES = re.compile(r"(?:cur_target|\bt) >= 0 && (?:cur_target|\bt) < n_classes")
+_HF_MODEL = re.compile(r"/transformers/models/[\w/]{1,120}\.py")
+
+
+def _targets(msg, tbr, whole):
+    """(text, fix) for a class index the loss refused, or None."""
+    m = _TARGET.search(msg)
+    value = int(m.group(1)) if m else None
+    if value is None and not _ASSERT_CLASSES.search(msg):
+        return None
+    frames = _frames_text(tbr)
+    hf = bool(_HF_MODEL.search(frames)) or bool(_HF_MODEL.search(whole))
+    srcs = " ".join((s[0] or "") for s in (tbr or {}).get("src") or [])
+    num_labels = hf or "num_labels" in srcs
+    uf = _user(tbr)
+    where = (" (your line %s:%d `%s`)" % (uf["file"].replace("\\", "/").rsplit("/", 1)[-1], uf["line"],
+                                         userline.quote(uf["src"]))) if uf else ""
+    size = ("num_labels=K in from_pretrained(..., num_labels=K) / the config (a transformers model has 2 unless "
+            "told: config.num_labels)" if num_labels else "the last layer's out_features / num_classes = K")
+    if value is not None and value < 0:
+        return ("The loss got the target %d%s: a class index must be in [0, C); a negative label is a padding or "
+                "'no label' value the loss does not skip (CrossEntropyLoss / NLLLoss skip only ignore_index, -100 "
+                "by default)." % (value, where),
+                "mark the labels to skip with -100 (labels[labels == %d] = -100), or build the loss with "
+                "ignore_index=%d (nn.CrossEntropyLoss(ignore_index=%d))" % (value, value, value))
+    got = ("the target %d" % value) if value is not None else "a target outside [0, n_classes)"
+    return ("The loss got %s%s, but the model's output has only C classes (a target must be in [0, C), C = the "
+            "logits' last dimension): the model was built with fewer outputs than the labels have classes, or the "
+            "labels count from 1 (1..C)." % (got, where),
+            "build the model with one output per class, K = the number of distinct labels (labels.max() + 1%s): %s; "
+            "if the labels count from 1, use labels - 1; check labels.min() >= 0 and labels.max() < "
+            "logits.shape[-1] before the loss" % (", at least %d here" % (value + 1) if value is not None else "",
+                                                  size))
+
+
+_MINUS_ONE = re.compile(r"(?:got:? |of |size |dimension |= ?|is |\()-1\b(?![.\d\]])")
+_USES_RANK = re.compile(r"(?i)\b\w{0,30}(?:world_size|_size|_world|nranks|num_ranks|ranks?|group)\w{0,20}\b|"
+                        r"get_world_size\(|get_rank\(")
+
+
+def _non_member(msg, tbr, whole):
+    """(text, fix) for -1 from get_rank / get_world_size of a group the rank is not in, or None."""
+    if not _MINUS_ONE.search(msg) or "shape '[" in msg:
+        return None
+    uf = _user(tbr)
+    if uf is None or not _USES_RANK.search(uf["src"]):
+        return None
+    rank = tbr.get("rank")
+    if rank is None and not re.search(r"new_group\(|get_world_size\(|get_rank\(|torch/distributed/", whole):
+        return None
+    return ("A count of -1 reached your line %s:%d `%s`%s: torch.distributed.get_world_size(group) and "
+            "get_rank(group) return -1 on a rank that is not a member of the group (distributed_c10d.py: '-1, if "
+            "not part of the group'), so the group's new_group(ranks=[...]) does not list this rank." % (
+                uf["file"].replace("\\", "/").rsplit("/", 1)[-1], uf["line"], userline.quote(uf["src"]),
+                " on rank %s" % rank if rank is not None else ""),
+            "list every rank that uses the group in new_group(ranks=[...]) (all ranks call new_group with the same "
+            "ranks, members or not), or skip the group's work on a rank that is not a member (if "
+            "dist.get_rank(group) == -1 / if rank not in ranks)")
+
+
+# a device index written on the line that every rank runs: GPU 0 itself (torch's DDP tutorial binds each process to
+# its own: device_ids=[rank], https://pytorch.org/tutorials/intermediate/ddp_tutorial.html; barrier's device_ids and
+# init_process_group's device_id, https://pytorch.org/docs/stable/distributed.html), as (pattern, what it wrote,
+# the edit)
+_FIXED = (
+    (re.compile(r"\bdevice_ids\s{0,3}=\s{0,3}\[\s{0,3}0\s{0,3}\]"), "device_ids=[0]", "device_ids=[local_rank]"),
+    (re.compile(r"\bdevice_id\s{0,3}=\s{0,3}(?:0\b|torch\.device\(\s{0,3}['\"]cuda(?::0)?['\"]\s{0,3},\s{0,3}0\s{0,3}\)|"
+                r"torch\.device\(\s{0,3}['\"]cuda:0['\"]\s{0,3}\))"), "device_id=0",
+     "device_id=torch.device('cuda', local_rank)"),
+    (re.compile(r"\bset_device\(\s{0,3}(?:0|['\"]cuda:0['\"])\s{0,3}\)"), "set_device(0)", "set_device(local_rank)"),
+    (re.compile(r"\.cuda\(\s{0,3}0\s{0,3}\)"), ".cuda(0)", ".cuda(local_rank)"),
+    (re.compile(r"\.to\(\s{0,3}0\s{0,3}[,)]"), ".to(0)", ".to(local_rank)"),
+    (re.compile(r"torch\.device\(\s{0,3}['\"]cuda['\"]\s{0,3},\s{0,3}0\s{0,3}\)"), "torch.device('cuda', 0)",
+     "torch.device('cuda', local_rank)"),
+    (re.compile(r"['\"]cuda:0['\"]"), "'cuda:0'", "f'cuda:{local_rank}'"),
+    (re.compile(r"\b(?:output_device|device)\s{0,3}=\s{0,3}0\b"), "device=0", "device=local_rank"),
+)
+_DEVICE_WORDS = re.compile(r"(?i)device|cuda|\bgpu|ordinal|nccl|backend constrained|duplicate|same device")
+
+
+def _rank_above_zero(rank):
+    m = re.search(r"(\d{1,6})$", str(rank or ""))
+    return bool(m) and int(m.group(1)) > 0
+
+
+def _fixed_device(msg, tbr, whole):
+    """(text, fix) for GPU 0 written on the line of a rank other than 0 whose error is about a device, or None."""
+    if tbr is None or not _rank_above_zero(tbr.get("rank")) or not _DEVICE_WORDS.search(msg):
+        return None
+    uf = _user(tbr)
+    if uf is None:
+        return None
+    src = uf["src"].split("#", 1)[0]
+    for rx, wrote, edit in _FIXED:
+        if rx.search(src):
+            rank = str(tbr["rank"])
+            return ("Your line %s:%d `%s` names GPU 0 itself, and %s runs it too: that rank then works on cuda:0 - rank "
+                    "0's GPU - instead of its own (its process group and tensors are on its local rank's GPU)." % (
+                        uf["file"].replace("\\", "/").rsplit("/", 1)[-1], uf["line"], userline.quote(uf["src"]),
+                        "rank %s" % rank if rank.isdigit() else rank),
+                    "use each rank's own GPU on that line: %s instead of %s (local_rank = int(os.environ['LOCAL_RANK']), "
+                    "after torch.cuda.set_device(local_rank))" % (edit, wrote))
+    return None
+
+
+# torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp: a group bound to one device (init_process_group's device_id, or
+# the device of its first collective) checks each collective's tensors: "Tensor found on device cuda:X but backend
+# constrained to cuda:Y" (logged) and "Attempt to perform collective on tensor not on device passed to
+# init_process_group" (raised)
+_CONSTRAINED = re.compile(r"Tensor found on device (cuda:\d{1,3}) but backend constrained to (cuda:\d{1,3})|"
+                          r"Attempt to perform collective on tensor not on device passed to init_process_group")
+
+
+def _bound_device(msg, tbr, whole):
+    """(text, fix) for a collective's tensor on another GPU than the one the rank's group is bound to, or None."""
+    m = _CONSTRAINED.search(msg)
+    if not m:
+        return None
+    uf = _user(tbr)
+    where = (" at your line %s:%d `%s`" % (uf["file"].replace("\\", "/").rsplit("/", 1)[-1], uf["line"],
+                                          userline.quote(uf["src"]))) if uf else ""
+    on = (" (on %s, the group on %s)" % (m.group(1), m.group(2))) if m.group(1) else ""
+    return ("The collective's tensor%s is not on the GPU this rank's process group is bound to%s: it was made by code "
+            "that ran before torch.cuda.set_device(local_rank) or on a fixed device (.cuda(), 'cuda' and 'cuda:0' mean "
+            "the current device, cuda:0 until set_device; a library built with device='cuda' too)." % (on, where),
+            "call torch.cuda.set_device(local_rank) before creating the model or any tensor, and create them on "
+            "device = torch.device(f'cuda:{local_rank}') (a library's device='cuda' argument: device=f'cuda:"
+            "{local_rank}'); init_process_group(..., device_id=device) binds the group to that same GPU")
+
+
+# Lib/multiprocessing/process.py BaseProcess.run calls self._target(*self._args, **self._kwargs); torch's
+# mp.spawn (torch/multiprocessing/spawn.py _wrap) calls fn(i, *args): the process index first, then args, which must
+# be a tuple (https://pytorch.org/docs/stable/multiprocessing.html#spawning-subprocesses); CPython's messages
+# (Python/ceval.c format_kwargs_error / check_args_iterable: "Value after * must be an iterable, not int", before
+# 3.11 "<f>() argument after * must be an iterable, not int"; Python/ceval.c too_many_positional: "f() takes 1
+# positional argument but 2 were given"; missing_arguments: "f() missing 1 required positional argument: 'x'")
+_STAR = re.compile(r"(?:Value|argument) after \* must be an iterable, not (\w{1,40})")
+_TAKES = re.compile(r"(\w{1,80})\(\) takes (\d{1,3}) positional arguments? but (\d{1,3}) (?:were|was) given")
+_MISSING_ARG = re.compile(r"(\w{1,80})\(\) missing (\d{1,3}) required positional arguments?: ([^\n]{1,160})")
+_ARGS_NOT_TUPLE = re.compile(r"\bargs\s{0,3}=\s{0,3}\(\s{0,3}([A-Za-z_][\w.]{0,60})\s{0,3}\)")
+
+
+def _started_by(tbr):
+    """'spawn' when the innermost frames are mp.spawn's _wrap, 'process' for multiprocessing's Process.run, else
+    None."""
+    for file, _line, fn in reversed((tbr or {}).get("frames") or []):
+        norm = file.replace("\\", "/")
+        if norm.endswith("torch/multiprocessing/spawn.py") and fn == "_wrap":
+            return "spawn"
+        if norm.endswith("multiprocessing/process.py") and fn == "run":
+            return "process"
+    return None
+
+
+def _spawn_args(msg, tbr, whole):
+    """(text, fix) for the function a process was started with, called with arguments it does not take, or None."""
+    how = _started_by(tbr)
+    if how is None:
+        return None
+    star = _STAR.search(msg)
+    if star:
+        name = _ARGS_NOT_TUPLE.search(whole)
+        arg = userline.ident(name.group(1), None) if name else None
+        return ("The args given to %s are not a tuple but one %s: (x) is x in Python, only (x,) is a tuple, and "
+                "the child calls fn(%s*args)." % ("mp.spawn" if how == "spawn" else "the Process", star.group(1),
+                                                  "i, " if how == "spawn" else ""),
+                "pass a tuple with a trailing comma: args=(%s,)%s" % (
+                    arg or "world_size", " instead of args=(%s)" % arg if arg else ""))
+    takes, missing = _TAKES.search(msg), _MISSING_ARG.search(msg)
+    if how == "spawn" and (takes or missing):
+        fn = userline.ident((takes or missing).group(1), "fn")
+        return ("mp.spawn calls %s(i, *args): the process index i (0 .. nprocs-1) comes first, then the args tuple; "
+                "%s does not take them in that order (%s)." % (fn, fn, userline.quote(msg.split(": ", 1)[-1])),
+                "make the process index the first parameter: def %s(rank, <the args tuple's items>), and pass only "
+                "the rest in args=(...); use that rank (with world_size) in init_process_group" % fn)
+    return None
+
+
+_COLLATE = "torch/utils/data/_utils/collate.py"
+
+
+def _collate(msg, tbr, whole):
+    """(text, fix) for the default collate refusing a batch because of one sample, or None."""
+    frames = _frames_text(tbr)
+    if _COLLATE not in frames:
+        return None
+    exc = (tbr.get("exc") or "").rsplit(".", 1)[-1]
+    if "NoneType" in msg or "found <class 'NoneType'>" in msg:
+        return ("A sample of the batch is None: the DataLoader's default collate got None from your Dataset's "
+                "__getitem__ for some index (a file it could not read or a record it skipped with a bare return).",
+                "make __getitem__ always return a sample (fix or drop the bad record from the index), or drop the "
+                "Nones in a collate_fn: def collate(batch): return torch.utils.data.default_collate([b for b in "
+                "batch if b is not None]) (DataLoader(..., collate_fn=collate))")
+    if exc == "KeyError":
+        key = (tbr.get("msg") or "").strip().strip("'\"")[:60]
+        k = userline.ident(key, None)
+        return ("The samples of one batch are dicts with different keys: the default collate reads every key of the "
+                "first sample in every sample (collate.py: [d[key] for d in batch]), and a sample lacks %s." % (
+                    userline.quote(repr(key)) if key else "one"),
+                "give every sample the same keys (a default where a record lacks it%s), or write a collate_fn that "
+                "fills or drops it" % (": sample.setdefault('%s', <default>)" % k if k else ""))
+    return None
+
+
+# ATen's shape checks that print both sides: addmm / matmul "mat1 and mat2 shapes cannot be multiplied (AxB and CxD)"
+# (aten/src/ATen/native/LinearAlgebra.cpp; nn.Linear's weight is [out, in], so mat2 = weight.t() is in x out: C is
+# the layer's in_features, B the input's last dimension) and the convolution's "Given groups=G, weight of size
+# [O, I, ...], expected input[N, C, ...] to have I*G channels, but got C channels instead"
+# (aten/src/ATen/native/Convolution.cpp check_shape_forward; Conv2d's weight is [out, in/groups, kH, kW])
+_MATMUL = re.compile(r"mat1 and mat2 shapes cannot be multiplied \((\d{1,9})x(\d{1,9}) and (\d{1,9})x(\d{1,9})\)")
+_CONV = re.compile(r"Given groups=(\d{1,6}), weight of size \[(\d{1,9}), (\d{1,9})[\d, ]{0,40}\], expected "
+                   r"input\[[\d, ]{1,60}\] to have (\d{1,9}) channels, but got (\d{1,9}) channels instead")
+
+
+def _shapes(msg, tbr, whole):
+    """(text, fix) for a Linear or a convolution whose input has another width than the layer was built for."""
+    m = _MATMUL.search(msg)
+    if m:
+        a, b, c, d = (int(x) for x in m.groups())
+        if b == c:
+            return None
+        return ("A Linear layer built for %d input features (in_features=%d, out_features=%d) got an input whose "
+                "last dimension is %d (mat1 %dx%d: the input, mat2 %dx%d: the layer's weight transposed): the input's "
+                "size is not the one the model was written for (a flattened conv / pooling output of another image "
+                "size, another sequence length or hidden size, a checkpoint or config of another width)." % (
+                    c, c, d, b, a, b, c, d),
+                "make them agree: build that layer as nn.Linear(%d, %d) (in_features = the input's last dimension, "
+                "%d), or give it the input it was built for (the image size / hidden size of its config; flatten "
+                "with x.flatten(1) after an nn.AdaptiveAvgPool2d so the width no longer depends on the input size)"
+                % (b, d, b))
+    m = _CONV.search(msg)
+    if m:
+        groups, _out, per, want, got = (int(x) for x in m.groups())
+        if want == got:
+            return None
+        rgb = {want, got} == {1, 3}
+        return ("A convolution built for %d input channels (in_channels=%d, weight [%d, %d, ...] with groups=%d) got "
+                "an input with %d channels%s." % (want, want, _out, per, groups, got,
+                                                  ": images of the other colour mode (grayscale 1 vs RGB 3)"
+                                                  if rgb else ""),
+                "build the first layer for the data: in_channels=%d (timm: in_chans=%d; torchvision's first conv "
+                "replaced with nn.Conv2d(%d, ...)), or convert the data to %d channels%s" % (
+                    got, got, got, want, " (PIL: image.convert('RGB') / .convert('L'); a tensor: x.expand(-1, 3, -1, "
+                    "-1) for 1 -> 3)" if rgb else ""))
+    return None
+
+
+_READERS = (
+    ("torch.", _fixed_device),
+    ("usercode.", _fixed_device),
+    ("nccl.", _fixed_device),
+    ("cuda.", _fixed_device),
+    ("code.", _fixed_device),
+    ("torch.", _bound_device),
+    ("nccl.", _bound_device),
+    ("usercode.", _bound_device),
+    ("usercode.tensors_on_two_devices", _devices),
+    ("usercode.index_out_of_range", _targets),
+    ("cuda.device_assert", _targets),
+    ("code.exception", _targets),
+    ("code.exception", _non_member),
+    ("usercode.shape_mismatch", _shapes),
+    ("code.exception", _shapes),
+    ("code.", _spawn_args),
+    ("torch.", _spawn_args),
+    ("code.", _collate),
+    ("usercode.", _collate),
+    ("usercode.", _non_member),
+    ("torch.distributed_usage", _non_member),
+)
+
+
+def _lines(scan, f):
+    """(message, traceback or None, matched line) for the root: the tracebacks whose exception line the root
+    matched first, then its matched lines alone."""
+    lines = {m["line"]: m["text"] for m in f.get("matches") or []}
+    out = []
+    for t in getattr(scan, "tracebacks", []) or []:
+        if t.get("line") in lines:
+            out.append(("%s: %s" % (t.get("exc") or "", t.get("msg") or ""), t, lines[t["line"]], t["line"]))
+    for t in getattr(scan, "tracebacks", []) or []:
+        if t.get("line") not in lines:
+            out.append(("%s: %s" % (t.get("exc") or "", t.get("msg") or ""), t, None, t.get("line")))
+    for n, text in lines.items():
+        out.append((text, None, text, n))
+    return out
+
+
+def _context(scan):
+    """What the scan kept that says how the job ran (explain reads a stream, not a whole text): the launchers seen
+    and every kept traceback's frames and source lines, bounded."""
+    parts = [" ".join(sorted(getattr(scan, "launchers", {}) or {}))]
+    for t in getattr(scan, "tracebacks", []) or []:
+        parts += [f[0] for f in t.get("frames") or []]
+        parts += [s[0] or "" for s in t.get("src") or []]
+        parts.append("[rank%s]" % t["rank"] if t.get("rank") is not None else "")
+    return "\n".join(parts)[:100000]
+
+
+def fill(scan, findings):
+    """Put the concrete reading of the root's message first among its causes (analyze.analyze's hook, after
+    userline)."""
+    f = findings[0] if findings else None
+    if f is None or f.get("role") != "root" or not f.get("causes"):
+        return
+    whole = None
+    for prefix, reader in _READERS:
+        if not (f["id"] == prefix or (prefix.endswith(".") and f["id"].startswith(prefix))):
+            continue
+        for msg, tbr, matched, n in _lines(scan, f):
+            whole = _context(scan) if whole is None else whole
+            got = reader(msg, tbr, whole)
+            if not got:
+                continue
+            text, fix = got
+            ev = [{"line": n, "text": (matched or msg)[:400]}] if n is not None else []
+            f["causes"].insert(0, {"text": text, "checks": [], "confirm": [], "fix": [fix], "exports": {},
+                                   "evidence": ev, "static_rank": 0, "computed": None})
+            return

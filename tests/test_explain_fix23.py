@@ -1,0 +1,261 @@
+"""explain-fix23 (issue 18 "names the fix"): opfix.py reads the operation, the values and the user's line an error
+names into the concrete fix, and the NCCL dtype entry (torch.distributed_usage.collective_dtype).
+
+Texts: real stderr made here with CPU torch 2.13 (fixtures/explain/fix23/README.md), the seen held-out sets' real texts
+(bench/data, read through tests/seen_case.py; each case's id says which), and single lines built from torch's own
+format strings where no CUDA device was at hand (each cited at its test).
+"""
+
+import os
+
+import pytest
+
+from gpudoctor import explain
+from seen_case import seen_case
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIX = os.path.join(REPO, "fixtures", "explain", "fix23")
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return explain.load_knowledge()
+
+
+def _root(kb, text):
+    res = explain.explain_text(text, kb)
+    roots = [f for f in res["findings"] if f.get("role") == "root"]
+    assert roots, res["verdict"]
+    return roots[0]
+
+
+def _first(kb, text):
+    c = _root(kb, text)["causes"][0]
+    return c["text"], " ".join(c["fix"])
+
+
+def _read(name):
+    with open(os.path.join(FIX, name), encoding="utf-8") as f:
+        return f.read()
+
+
+# --- a class index the loss refused (LossNLL.cpp "Target <t> is out of bounds.") ---
+
+def test_target_past_the_classes_names_the_class_count(kb):
+    text, fix = _first(kb, _read("cross_entropy_target_3.log"))
+    assert "target 3" in text and "t1.py:9" in text
+    assert "labels.max() + 1, at least 4 here" in fix and "out_features / num_classes" in fix
+    assert "labels - 1" in fix
+
+
+def test_negative_target_is_ignore_index(kb):
+    text, fix = _first(kb, _read("cross_entropy_target_minus_1.log"))
+    assert "target -1" in text
+    assert "ignore_index=-1" in fix and "labels[labels == -1] = -100" in fix
+
+
+def test_target_in_a_transformers_model_names_num_labels(kb):
+    # P17's real text: a BertForSequenceClassification built with the default 2 labels, labels 0-4
+    text, fix = _first(kb, seen_case("2026-11-26p17", "p17-hf_num_labels_default_two"))
+    assert "target 2" in text
+    assert "from_pretrained(..., num_labels=K)" in fix and "at least 3 here" in fix
+
+
+# --- -1 from a group the rank is not in (distributed_c10d.py: "-1, if not part of the group") ---
+
+def test_non_member_group_size(kb):
+    root = _root(kb, _read("new_group_non_member_chunk.log"))
+    text, fix = root["causes"][0]["text"], " ".join(root["causes"][0]["fix"])
+    assert "on rank 1" in text and "`shard = weight.chunk(tp_size, dim=0)`" in text
+    assert "new_group(ranks=[...])" in fix and "not a member" in fix
+    assert root["id"] == "code.exception"  # the root stays
+
+
+def test_non_member_real_p6(kb):
+    text, fix = _first(kb, seen_case("2026-11-26p6", "p6-subgroup_non_member_size"))
+    assert "tp_size" in text and "new_group(ranks=[...])" in fix
+
+
+def test_minus_one_in_a_view_shape_is_not_a_group(kb):
+    # ATen's view check prints the asked shape, where -1 is the inferred dimension (aten/src/ATen/InferSize.h:
+    # "shape '[...]' is invalid for input of size N")
+    tb = ("[rank1]: Traceback (most recent call last):\n"
+          '[rank1]:   File "/home/u/tp.py", line 12, in <module>\n'
+          "[rank1]:     y = x.view(-1, world_size)\n"
+          "[rank1]: RuntimeError: shape '[-1, 3]' is invalid for input of size 8\n")
+    for c in _root(kb, tb)["causes"]:
+        assert "not a member" not in c["text"]
+
+
+def test_minus_one_on_a_line_without_a_rank_is_left(kb):
+    tb = ("[rank1]: Traceback (most recent call last):\n"
+          '[rank1]:   File "/home/u/tp.py", line 12, in <module>\n'
+          "[rank1]:     parts = weight.chunk(n, dim=0)\n"
+          "[rank1]: RuntimeError: chunk expects `chunks` to be greater than 0, got: -1\n")
+    for c in _root(kb, tb)["causes"]:
+        assert "not a member" not in c["text"]
+
+
+# --- tensors on two devices (aten/src/ATen/core/adaption.cpp common_device_check_failure) ---
+
+def _tb(src, msg, frames=(), prefix=""):
+    lines = ["Traceback (most recent call last):", '  File "/home/u/proj/train.py", line 41, in <module>',
+             "    " + src]
+    for f in frames:
+        f, _, fn = f.partition(":")
+        lines.append('  File "/opt/venv/lib/python3.11/site-packages/%s", line 10, in %s' % (f, fn or "forward"))
+        lines.append("    return x")
+    lines.append(msg)
+    return "\n".join(prefix + ln for ln in lines) + "\n"
+
+
+def test_target_on_cpu_names_the_labels(kb):
+    # torch >= 2.1's format
+    text, fix = _first(kb, _tb("loss = criterion(logits, labels)",
+                               "RuntimeError: Expected all tensors to be on the same device, but got target is on cpu, "
+                               "different from other tensors on cuda:0 (when checking argument in method "
+                               "wrapper_CUDA_nll_loss_forward)", ("torch/nn/modules/loss.py",)))
+    assert "targets on cpu" in text
+    assert "labels = labels.to(logits.device)" in fix
+
+
+def test_class_weights_on_cpu(kb):
+    text, fix = _first(kb, _tb("loss = criterion(out, y)",
+                               "RuntimeError: Expected all tensors to be on the same device, but got weight is on cpu, "
+                               "different from other tensors on cuda:0 (when checking argument in method "
+                               "wrapper_CUDA_nll_loss_forward)", ("torch/nn/modules/loss.py",)))
+    assert "class weights" in text
+    assert "weight=class_weights.to(device)" in fix and "criterion = criterion.to(device)" in fix
+
+
+def test_ids_on_cpu_old_format(kb):
+    # before torch 2.1: "found at least two devices, <common> and <the argument's>!"
+    text, fix = _first(kb, _tb("out = model(input_ids)",
+                               "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+                               "devices, cuda:0 and cpu! (when checking argument for argument index in method "
+                               "wrapper__index_select)", ("torch/nn/modules/sparse.py",)))
+    assert "ids / indices are on the CPU" in text
+    assert "input_ids = input_ids.to(model.device)" in fix
+
+
+def test_two_gpus_in_a_rank_is_set_device(kb):
+    text, fix = _first(kb, _tb("out = model(input_ids)",
+                               "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+                               "devices, cuda:1 and cuda:0! (when checking argument for argument index in method "
+                               "wrapper_CUDA__index_select)", ("torch/nn/modules/sparse.py",), prefix="[rank1]: "))
+    assert "one rank's process" in text
+    assert "torch.cuda.set_device(local_rank)" in fix and "f'cuda:{local_rank}'" in fix
+
+
+def test_two_gpus_without_ranks_keeps_the_model_split_cause(kb):
+    text, _fix = _first(kb, _tb("out = model(input_ids)",
+                                "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+                                "devices, cuda:1 and cuda:0! (when checking argument for argument index in method "
+                                "wrapper_CUDA__index_select)", ("torch/nn/modules/sparse.py",)))
+    assert "spread over several GPUs" in text
+
+
+def test_optimizer_state_keeps_its_own_cause(kb):
+    text, _fix = _first(kb, _tb("opt.step()",
+                                "RuntimeError: Expected all tensors to be on the same device, but got exp_avg is on "
+                                "cpu, different from other tensors on cuda:0 (when checking argument in method "
+                                "wrapper_CUDA___foreach_lerp_)", ("torch/optim/adam.py:step",)))
+    assert "optimizer's step" in text
+
+
+def test_metric_on_cpu_real_p26(kb):
+    text, fix = _first(kb, seen_case("2026-11-27p26", "p26-tm_metric_on_cpu"))
+    assert "torchmetrics" in text and ".to(device)" in fix and "metric" in fix.lower()
+
+
+# --- GPU 0 written on a line every rank runs; a tensor off the group's bound GPU ---
+
+def test_device_ids_zero_on_rank_1_real_p13(kb):
+    text, fix = _first(kb, seen_case("2026-11-26p13", "p13-barrier_device_ids_zero"))
+    assert "`dist.barrier(device_ids=[0])`" in text and "rank 1" in text
+    assert "device_ids=[local_rank] instead of device_ids=[0]" in fix
+
+
+def test_device_ids_zero_on_rank_0_is_left(kb):
+    tb = ("[rank0]: Traceback (most recent call last):\n"
+          '[rank0]:   File "/home/u/train.py", line 35, in main\n'
+          "[rank0]:     dist.barrier(device_ids=[0])\n"
+          "[rank0]: torch.distributed.DistBackendError: Attempt to perform collective on tensor not on device passed "
+          "to init_process_group\n")
+    for c in _root(kb, tb)["causes"]:
+        assert "names GPU 0 itself" not in c["text"]
+
+
+def test_tensor_off_the_bound_gpu_real_p34(kb):
+    text, fix = _first(kb, seen_case("2026-11-27p34", "p34-sentence_transformer_cuda_before_set_device"))
+    assert "bound to" in text
+    assert "set_device(local_rank) before creating the model" in fix and "device=f'cuda:{local_rank}'" in fix
+
+
+# --- a function started by mp.spawn / Process with arguments it does not take ---
+
+def test_spawn_args_not_a_tuple_real_p16(kb):
+    text, fix = _first(kb, seen_case("2026-11-26p16", "p16-mp_spawn_args_not_tuple"))
+    assert "not a tuple" in text
+    assert "args=(world_size,) instead of args=(world_size)" in fix
+
+
+def test_spawn_fn_without_the_index_real_p28(kb):
+    text, fix = _first(kb, seen_case("2026-11-27p28", "p28-spawn_fn_missing_rank"))
+    assert "train(i, *args)" in text and "def train(rank" in fix
+
+
+# --- the default collate refusing a batch because of one sample (torch/utils/data/_utils/collate.py) ---
+
+def test_collate_none_sample_real_p14(kb):
+    text, fix = _first(kb, seen_case("2026-11-26p14", "p14-collate_none_sample"))
+    assert "is None" in text and "b is not None" in fix
+
+
+def test_collate_missing_key_real_p14(kb):
+    text, fix = _first(kb, seen_case("2026-11-26p14", "p14-collate_missing_key"))
+    assert "lacks 'weight'" in text and "sample.setdefault('weight', <default>)" in fix
+
+
+def test_untrusted_names_stay_out_of_fix_lines(kb):
+    # a name that is no plain identifier never reaches a fix line (userline.ident)
+    text, fix = _first(kb, _tb("loss = criterion(logits, labels$(touch /tmp/x))",
+                               "RuntimeError: Expected all tensors to be on the same device, but got target is on cpu, "
+                               "different from other tensors on cuda:0 (when checking argument in method "
+                               "wrapper_CUDA_nll_loss_forward)", ("torch/nn/modules/loss.py",)))
+    assert "touch" not in fix and "$(" not in fix
+
+
+# --- NCCL's dtype refusal (ProcessGroupNCCL.cpp getNcclDataType) ---
+
+@pytest.mark.parametrize("dtype,want", [
+    ("Short", "u = t.to(torch.int32)"),
+    ("ComplexFloat", "torch.view_as_real(t)"),
+    ("BFloat16", "NCCL >= 2.10"),
+    ("Float4_e2m1fn_x2", "t.view(torch.uint8)"),
+])
+def test_nccl_dtype(kb, dtype, want):
+    # the message as ProcessGroupNCCL formats it, with the ScalarType's name
+    root = _root(kb, "TypeError: Input tensor data type is not supported for NCCL process group: %s" % dtype)
+    assert root["id"] == "torch.distributed_usage.collective_dtype"
+    assert want in " ".join(root["causes"][0]["fix"])
+
+
+# --- a layer whose input has another width (LinearAlgebra.cpp addmm, Convolution.cpp check_shape_forward) ---
+
+def test_linear_in_features_from_the_numbers(kb):
+    text, fix = _first(kb, _read("linear_in_features_512_vs_256.log"))
+    assert "built for 256 input features" in text and "last dimension is 512" in text
+    assert "nn.Linear(512, 10)" in fix
+
+
+def test_conv_channels_from_the_numbers(kb):
+    text, fix = _first(kb, _read("conv_channels_1_vs_3.log"))
+    assert "built for 3 input channels" in text and "grayscale 1 vs RGB 3" in text
+    assert "in_channels=1" in fix and "convert('RGB')" in fix
+
+
+def test_matching_widths_are_left(kb):
+    # equal inner sizes cannot be this refusal: no reading
+    for c in _root(kb, "RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x256 and 256x10)")["causes"]:
+        assert "input features" not in c["text"] or "built for" not in c["text"]
