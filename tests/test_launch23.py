@@ -209,3 +209,42 @@ def test_a_guard_holds_for_the_whole_brace_group(tmp_path):
     mine = known(la.argv)
     assert mine[:-11] == real[:-11]
     assert [w if w is None else w for w in mine[-11:]] == [None, None, None, None, "5", "6", "7", None, None, "10", "11"]
+
+
+# allenai/OLMo-core src/scripts/lambda/entrypoint.sh lines 32-35 and 68-74: the sbatch files run it as
+# `srun ... entrypoint.sh src/scripts/train/....py ARGS`; `gpudoctor plan entrypoint.sh` alone was refused with
+# torchrun's own words only ("the following arguments are required: training_script")
+# https://github.com/allenai/OLMo-core/blob/fa6c5014c9f6e9ee789da2d9c20d5126fee8df0d/src/scripts/lambda/entrypoint.sh
+OLMO_ENTRY = '''#!/bin/bash
+export MASTER_ADDR
+MASTER_ADDR=$(scontrol show hostname "$SLURM_JOB_NODELIST" | head -n 1)
+export MASTER_PORT
+MASTER_PORT=$((60000 + SLURM_JOB_ID % 5000))
+exec torchrun \\
+    --nnodes="$SLURM_NNODES" \\
+    --nproc_per_node="$SLURM_GPUS_ON_NODE" \\
+    --master_addr="$MASTER_ADDR" \\
+    --master_port="$MASTER_PORT" \\
+    --node_rank="$SLURM_NODEID" \\
+    "$@"
+'''
+
+
+def test_a_launcher_refused_for_want_of_the_scripts_arguments_says_so(tmp_path):
+    import subprocess
+    import sys
+
+    p = write(tmp_path, "entrypoint.sh", OLMO_ENTRY)
+    r = subprocess.run([sys.executable, "-m", "gpudoctor", "plan", str(p)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "training_script" in r.stderr and "the line takes them from the script's arguments, and none were " \
+                                              "given: gpudoctor plan %s ARGS..." % p in r.stderr
+    assert "exec ends the script" not in r.stdout  # nothing follows it
+    args = ["src/scripts/train/ladder/olmo3_ladder.py", "--lr", "1e-3"]
+    (la,) = read_script(str(p), args, environ={}).launches
+    env = {"SLURM_JOB_ID": "7", "SLURM_NNODES": "2", "SLURM_GPUS_ON_NODE": "8", "SLURM_NODEID": "0"}
+    (real,) = bash_argv(tmp_path, p, args, env=env)
+    assert known(la.argv)[-3:] == real[-3:] == args and len(la.argv) == len(real)
+    q = write(tmp_path, "plain.sh", "torchrun --nproc_per_node 2\n")
+    r = subprocess.run([sys.executable, "-m", "gpudoctor", "plan", str(q)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "script's arguments" not in r.stderr  # no arguments read: no such hint

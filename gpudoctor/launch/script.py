@@ -132,6 +132,7 @@ class Launch:
     # that change when it takes another value: where the launcher reads it ([]: nowhere)
     once_uses: Dict[str, List[str]] = field(default_factory=dict)
     written: Dict[str, str] = field(default_factory=dict)  # files the script wrote before this line
+    no_args: bool = False  # its words read the script's arguments ("$@", $1), and the plan was given none
 
 
 @dataclass
@@ -1743,9 +1744,10 @@ class Reader:
                 if ends:
                     # bash runs nothing after `exec CMD` (bash(1) SHELL BUILTIN COMMANDS: "replaces the shell"): a
                     # launch line after one is never started
-                    self.result.notes.append("line %d: exec ends the script here (bash runs nothing after it): the "
-                                             "lines after it are not read" % self.line)
-                    raise _ScriptEnd()
+                    end = _ScriptEnd()  # (noted where a command follows it: _run_text)
+                    end.note = "line %d: exec ends the script here (bash runs nothing after it): the lines after it " \
+                               "are not read" % self.line
+                    raise end
             finally:
                 self.stdin = self.out = None
                 if before is not None:
@@ -1923,6 +1925,7 @@ class Reader:
             f["any"] = hit
 
     def command(self, words):
+        self.cmd_reads = self.arg_reads  # (Launch.no_args: this command read an argument not given)
         self.commands += 1
         if self.commands > MAX_COMMANDS:
             raise InputError("%s: more than %d commands" % (self.path, MAX_COMMANDS))
@@ -2356,7 +2359,8 @@ class Reader:
             self._note_conditional()
             self.result.launches.append(Launch(line=self.line, argv=argv[:k] + assigned + rest, shown="",
                                                written=dict(self.written),
-                                               in_batch=bool(self.batch and prog != "srun" and not lead)))
+                                               in_batch=bool(self.batch and prog != "srun" and not lead),
+                                               no_args=self.arg_reads > getattr(self, "cmd_reads", self.arg_reads)))
 
     def _task_script(self, rest):
         """(path, args) for `srun [opts] [bash] train.sh ARGS` when train.sh is here."""
@@ -2979,6 +2983,11 @@ def _plan_launch_here(r, la):
         if not plans:
             la.refused = errors[0] if marks == [] or len(set(errors)) == 1 else (
                 "%s (depends on %s)" % (errors[0], ", ".join(u.text for u in la.unknown)))
+            if la.no_args and "arguments are required" in la.refused:
+                # `exec torchrun ... "$@"` (allenai/OLMo-core src/scripts/lambda/entrypoint.sh): the script's own
+                # arguments are the launcher's program; planned without them, the line has none
+                la.refused += " (the line takes them from the script's arguments, and none were given: gpudoctor " \
+                              "plan %s ARGS...)" % (shlex.quote(r.path) if len(r.path) <= 200 and r.path.isprintable() else "SCRIPT")
             return
         la.refused = None
         r.result.notes.append("line %d: with other values of %s the launcher would refuse it: %s" % (
