@@ -64,7 +64,7 @@ def _hosts_note(report, hosts):
     return " [%s]" % fold(hosts) if len(report.nodes) > 1 and hosts else ""
 
 
-def _result_line(report, r, width):
+def _result_line(report, r, width, cols=WIDTH):
     text = r.summary
     if len(report.nodes) > 1 and r.outcomes:
         if r.mixed:
@@ -77,10 +77,10 @@ def _result_line(report, r, width):
             if worst:
                 text += _hosts_note(report, worst[0].hosts)
     mark = MARK[r.status]
-    return wrap(mark.strip(), "%s %-*s  %s" % (mark, width, r.id, text), CONT)
+    return wrap(mark.strip(), "%s %-*s  %s" % (mark, width, r.id, text), CONT, cols)
 
 
-def _fix_lines(report, r):
+def _fix_lines(report, r, cols=WIDTH):
     out = []
     # the check's own line already says its one problem; a finding gets a line of its own only
     # beside another problem of the check (notes, info findings, never count: a history note
@@ -88,11 +88,11 @@ def _fix_lines(report, r):
     problems = [f for f in r.findings if f.severity != "info"]
     for f in sorted(r.findings, key=lambda f: ("error", "warning", "info").index(f.severity)):
         if f.severity == "info":
-            out.extend(wrap("NOTE", "     note: %s%s" % (f.message, _hosts_note(report, f.hosts)), CONT))
+            out.extend(wrap("NOTE", "     note: %s%s" % (f.message, _hosts_note(report, f.hosts)), CONT, cols))
             continue
         if len(problems) > 1:
             out.extend(wrap(FINDING_MARK[f.severity], "     %s %s%s" % (FINDING_MARK[f.severity], f.message,
-                                                                       _hosts_note(report, f.hosts)), CONT))
+                                                                       _hosts_note(report, f.hosts)), CONT, cols))
         # a fix's lines are the check's own (values in it are quoted on one line by
         # gpudoctor/fixline.py); each line is shown with its control characters escaped
         for line in (f.fix or "").splitlines():
@@ -115,9 +115,10 @@ def _node_hint(kind):
     return HINTS.get(kind)
 
 
-def lines(report, verbose=False, header=None, command="check"):
+def lines(report, verbose=False, header=None, command="check", cols=WIDTH):
     """The report as (style, text) pairs; style is a key of STYLE or None. ``header``: lines
-    shown instead of the node profile (`gpudoctor watch` shows its samples)."""
+    shown instead of the node profile (`gpudoctor watch` shows its samples). ``cols``: the widest
+    line of prose (a terminal narrower than WIDTH: its width; fix lines are never wrapped)."""
     out = []
     n = len(report.nodes)
     out.append((None, "gpudoctor: %d node%s (%s)" % (n, "" if n == 1 else "s", fold([x.host for x in report.nodes]))))
@@ -125,14 +126,14 @@ def lines(report, verbose=False, header=None, command="check"):
     for node in report.nodes:
         if not node.reachable:
             out.extend(wrap("FAIL", "FAIL node %s could not be checked (%s): %s" % (
-                node.host, node.error_kind or "error", node.error), CONT))
+                node.host, node.error_kind or "error", node.error), CONT, cols))
             hint = _node_hint(node.error_kind)
             if hint and node.error_kind not in hinted:  # what to do about it, once per kind of failure
                 hinted.add(node.error_kind)
-                out.extend(wrap(None, "       " + hint, 7))
+                out.extend(wrap(None, "       " + hint, 7, cols))
         elif getattr(node, "fallback_from", None):  # --fallback ssh (gpudoctor/transport/srun.py)
             out.extend(wrap("NOTE", "NOTE node %s reached over %s, not srun (%s)" % (
-                node.host, node.via, node.fallback_from), CONT))
+                node.host, node.via, node.fallback_from), CONT, cols))
     prof = _profile_lines(report) if header is None else [(None, line) for line in header]
     if prof:
         out.append((None, ""))
@@ -144,19 +145,19 @@ def lines(report, verbose=False, header=None, command="check"):
     if problems:
         out.append((None, ""))
         for r in problems:
-            out.extend(_result_line(report, r, width))
-            out.extend(_fix_lines(report, r))
+            out.extend(_result_line(report, r, width, cols))
+            out.extend(_fix_lines(report, r, cols))
     if by["pass"]:
         out.append((None, ""))
         for r in by["pass"]:
-            out.extend(_result_line(report, r, width))
-            out.extend(line for line in _fix_lines(report, r) if line[0] == "NOTE")
+            out.extend(_result_line(report, r, width, cols))
+            out.extend(line for line in _fix_lines(report, r, cols) if line[0] == "NOTE")
     quiet = by["skipped"] + by["na"]
     if quiet:
         out.append((None, ""))
         if verbose:
             for r in quiet:
-                out.extend(_result_line(report, r, width))
+                out.extend(_result_line(report, r, width, cols))
         else:
             # the command that printed the report lists them (`watch -v` lists its diagnoses)
             out.append((None, "%d n/a, %d skipped (gpudoctor %s --verbose lists them)" % (
@@ -164,14 +165,15 @@ def lines(report, verbose=False, header=None, command="check"):
     for r in report.results:
         for msg, hosts in r.crashed.items():
             out.extend(wrap("FAIL", "BUG  %s crashed%s: %s (a gpudoctor bug; please report it)" % (
-                r.id, _hosts_note(report, hosts), msg), CONT))
+                r.id, _hosts_note(report, hosts), msg), CONT, cols))
     s = report.summary
     out.append((None, ""))
-    out.append((None, "Summary: %d error%s, %d warning%s; %d passed, %d n/a, %d skipped; %d node%s, "
-                      "%d unreachable; exit %d" % (
-                          s["errors"], "" if s["errors"] == 1 else "s", s["warnings"], "" if s["warnings"] == 1 else "s",
-                          s["checks_passed"], s["checks_na"], s["checks_skipped"], s["nodes"],
-                          "" if s["nodes"] == 1 else "s", s["nodes_unreachable"], s["exit_code"])))
+    out.extend(wrap(None, "Summary: %d error%s, %d warning%s; %d passed, %d n/a, %d skipped; %d node%s, "
+                          "%d unreachable; exit %d" % (
+                              s["errors"], "" if s["errors"] == 1 else "s", s["warnings"],
+                              "" if s["warnings"] == 1 else "s", s["checks_passed"], s["checks_na"],
+                              s["checks_skipped"], s["nodes"], "" if s["nodes"] == 1 else "s",
+                              s["nodes_unreachable"], s["exit_code"]), 9, cols))
     return out
 
 
@@ -187,16 +189,22 @@ def render(report, stream=None, color=None, verbose=False, header=None, command=
     stream = stream or sys.stdout
     if color is None:
         color = stream.isatty()
-    out = [(style, _printable(text)) for style, text in lines(report, verbose, header, command)]
     if not color:
+        out = [(style, _printable(text)) for style, text in lines(report, verbose, header, command)]
         stream.write("\n".join(text for _, text in out) + "\n")
         return
     from rich.console import Console
     from rich.markup import escape
 
     console = Console(file=stream, highlight=False)
+    # a terminal narrower than WIDTH (80 columns, a split pane) gets its prose wrapped at its own width here, and
+    # rich wraps nothing (soft_wrap): rich's own wrapping at the terminal's width re-broke lines already wrapped at
+    # 100 into ragged halves, and split a fix line (a command to paste) over several lines. A fix line longer than
+    # the terminal is folded by the terminal alone, so it copies as one line.
+    cols = max(40, min(WIDTH, console.width))
+    out = [(style, _printable(text)) for style, text in lines(report, verbose, header, command, cols)]
     for style, text in out:
         if style in STYLE:
-            console.print("[%s]%s[/]" % (STYLE[style], escape(text)))
+            console.print("[%s]%s[/]" % (STYLE[style], escape(text)), soft_wrap=True)
         else:
-            console.print(escape(text))
+            console.print(escape(text), soft_wrap=True)

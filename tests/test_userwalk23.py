@@ -1,0 +1,87 @@
+"""What userwalk23's fresh-clone walk (the README's commands, a terminal of 80 columns, closed and piped standard
+input, the cluster example typed into bash) ran into. Each test runs the CLI."""
+
+import os
+import re
+import subprocess
+import sys
+
+from gpudoctor import cli
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FACTS = os.path.join(ROOT, "fixtures", "nodes", "devbox-debian12-nogpu.json")
+LOGS = os.path.join(ROOT, "fixtures", "logs")
+IFNAME_LOG = os.path.join(LOGS, "planted", "nccl.socket_ifname__h200x2-no-such-interface.log")
+
+
+def _run(capsys, *argv):
+    rc = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _env(**extra):
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "TERM", "CI")}
+    env.update(PYTHONPATH=ROOT, TERM="xterm-256color", **extra)
+    return env
+
+
+def _at_a_terminal(argv, cols, timeout=120):
+    """stdout on a real pty of ``cols`` columns (TIOCSWINSZ, no COLUMNS in the environment): -> (rc, lines of
+    text without colours)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
+    try:
+        p = subprocess.Popen([sys.executable, "-m", "gpudoctor"] + argv, stdin=subprocess.DEVNULL, stdout=slave,
+                             stderr=subprocess.PIPE, env=_env(), cwd=ROOT)
+        os.close(slave)
+        slave = None
+        chunks = []
+        while True:  # until the child closes the terminal (EIO on Linux once no process holds the slave)
+            try:
+                got = os.read(master, 65536)
+            except OSError:
+                break
+            if not got:
+                break
+            chunks.append(got)
+        p.wait(timeout=timeout)
+    finally:
+        os.close(master)
+        if slave is not None:
+            os.close(slave)
+    text = re.sub(r"\x1b\[[0-9;]*m", "", b"".join(chunks).decode()).replace("\r", "")
+    return p.returncode, text.splitlines()
+
+
+def test_a_report_at_an_80_column_terminal_wraps_its_prose_once_and_never_a_fix_line():
+    """At a terminal narrower than the report's 100 columns (80: the default of most terminals, a tmux pane) the
+    text was wrapped at 100 by gpudoctor and then again by rich at 80: ragged halves ('... torch' / 'rendezvous and
+    NCCL' / '     bootstrap ...'), and the host.name fix, a command to paste, split in two ('.../etc/hosts  ' and
+    '# drop vm from the loopback lines' on a line of its own). Now the prose wraps at the terminal's width and a fix
+    line stays one line (the terminal alone folds it, so it copies whole)."""
+    rc, lines = _at_a_terminal(["check", "--facts", FACTS], 80)
+    assert rc == 1, lines
+    fix = ("       sed -i -E '/^(127\\.|::1)/s/[[:space:]]vm([[:space:]]|$)/\\1/' /etc/hosts   "
+           "# drop vm from the loopback lines")
+    assert fix in lines
+    assert "# drop vm from the loopback lines" not in [line.strip() for line in lines]
+    for line in lines:
+        if not line.startswith("       "):  # prose: at most the terminal's width
+            assert len(line) <= 80, line
+    # the check's line wraps once, its continuation indented by 5 (never a ragged 'rendezvous and NCCL' line)
+    i = next(k for k, line in enumerate(lines) if line.startswith("FAIL host.name"))
+    assert lines[i + 1].startswith("     ") and not lines[i + 1].startswith("       ")
+    assert " ".join(" ".join(lines[i:i + 3]).split()).startswith(
+        "FAIL host.name hostname vm resolves to 127.0.0.1 (loopback): torch rendezvous and NCCL bootstrap would "
+        "advertise an address other nodes cannot reach")
+    # a terminal as wide as the report, or wider, prints what a pipe gets (the README's recorded output)
+    rc, wide = _at_a_terminal(["check", "--facts", FACTS], 120)
+    piped = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", FACTS], capture_output=True,
+                           text=True, env=_env(), cwd=ROOT, timeout=120)
+    assert rc == piped.returncode == 1 and wide == piped.stdout.splitlines()
