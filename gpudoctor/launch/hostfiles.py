@@ -90,68 +90,181 @@ def deepspeed(text, path):
     return out
 
 
-# orte/util/hostfile/hostfile_lex.l (https://github.com/open-mpi/ompi/blob/v4.1.4/orte/util/hostfile/
-# hostfile_lex.l): "slots", "count", "cpu" set the slot count, twelve spellings set the
-# maximum; `slot` is a token of its own that a host line does not take (refused)
-_OMPI_KEYS = {"slots": "slots", "count": "slots", "cpu": "slots",
-              "username": "user", "user-name": "user", "user_name": "user",
-              "boards": None, "sockets": None, "sockets_per_board": None, "sockets-per-board": None,
-              "cores": None, "cores_per_socket": None, "cores-per-socket": None, "rank": None}
-_OMPI_KEYS.update((k, "max_slots") for k in ("slots-max", "slots_max", "max-slots", "max_slots", "cpu-max", "cpu_max",
-                                             "max-cpu", "max_cpu", "count-max", "count_max", "max-count", "max_count"))
+# orte/util/hostfile/hostfile_lex.l and hostfile.c of Open MPI 4.1 (https://github.com/open-mpi/ompi/blob/v4.1.4/
+# orte/util/hostfile/hostfile_lex.l, .../hostfile.c hostfile_parse_line), ported token for token: flex takes the
+# longest match, the earlier rule on a tie. The keywords are case-sensitive (`Slots=2` is a string, then a '='
+# the parser refuses); a bare word after the host is ignored; `boards=`, `sockets=`, `cores=`, `cpu_set=`,
+# `slot=` and `rank=` after a host are parse errors in 4.1 (checked with mpirun 4.1.4 --display-map).
+_OMPI_MAX = ("slots-max", "slots_max", "max-slots", "max_slots", "cpu-max", "cpu_max", "max-cpu", "max_cpu",
+             "count-max", "count_max", "max-count", "max_count")
+_OMPI_WORDS = dict([("cpu", "SLOTS"), ("count", "SLOTS"), ("slots", "SLOTS"), ("rank", "RANK"), ("slot", "SLOT"),
+                    ("username", "USERNAME"), ("user-name", "USERNAME"), ("user_name", "USERNAME"),
+                    ("boards", "BOARDS"), ("sockets", "SOCKETS"), ("sockets_per_board", "SOCKETS"),
+                    ("sockets-per-board", "SOCKETS"), ("cores", "CORES"), ("cores_per_socket", "CORES"),
+                    ("cores-per-socket", "CORES"), ("cpu_set", "CPU_SET"), ("cpu-set", "CPU_SET")]
+                   + [(k, "SLOTS_MAX") for k in _OMPI_MAX])
+_OMPI_RULES = [  # (kind, regex) in the lexer's order; the keywords sit where the lexer has them
+    ("NEWLINE", re.compile(r"[\f\t\v ]*\n")), ("NEWLINE", re.compile(r"#.*\n")), ("NEWLINE", re.compile(r"//.*\n")),
+    ("COMMENT", re.compile(r"/\*")), ("QUOTED", re.compile(r'"[^"]*"')), ("WHITE", re.compile(r"[\f\t\v ]+")),
+    ("EQUAL", re.compile(r"=")),
+    ("WORD", re.compile("|".join(re.escape(k) for k in sorted(_OMPI_WORDS, key=len, reverse=True)))),
+    ("RELATIVE", re.compile(r"\+n[0-9]+|\+[eE]:[0-9]+|\+[eE]")), ("INT", re.compile(r"[0-9]+")),
+    ("STRING", re.compile(r"[A-Za-z0-9_\-,:*@]+")),  # mpirun 4.1.4 takes none of [\]^` here
+    ("IPV4", re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9_\-]*@)?(?:[0-9]{1,3}\.){3}[0-9]{1,3}")),
+    ("IPV6", re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9_\-]*@)?(?:[A-Fa-f0-9]{0,4}:)+:*(?:[A-Fa-f0-9]{0,4}:)+"
+                        r"[A-Fa-f0-9]{1,4}")),
+    ("HOSTNAME", re.compile(r"(?:\^?[A-Za-z0-9][A-Za-z0-9_\-]*@)?[A-Za-z][A-Za-z0-9_\-.]*")),
+    ("ERROR", re.compile(r"[^\n]")),
+]
+
+
+def _ompi_tokens(text):
+    """(kind, text, line) as hostfile_lex.l returns them, then ("DONE", "", line)."""
+    pos, line, comment = 0, 1, False
+    while pos < len(text):
+        if comment:  # <comment>: up to '*/' (a NEWLINE) or a newline (a NEWLINE)
+            m = re.compile(r"[^*\n]+|\*+/|\*+[^*/\n]*|\n").match(text, pos)
+            pos = m.end()
+            if m.group(0) == "\n":
+                line += 1
+                yield "NEWLINE", "\n", line - 1
+            elif m.group(0).endswith("*/"):
+                comment = False
+                yield "NEWLINE", "", line
+            continue
+        best = None
+        for kind, rx in _OMPI_RULES:
+            m = rx.match(text, pos)
+            if m and m.end() > pos and (best is None or m.end() > best[1].end()):
+                best = (kind, m)
+        kind, m = best if best else ("ERROR", None)
+        word = m.group(0) if m else text[pos]
+        pos = m.end() if m else pos + 1
+        if kind == "WORD":
+            kind = _OMPI_WORDS[word]
+        if kind == "WHITE":
+            continue
+        if kind == "COMMENT":
+            comment = True
+            kind = "NEWLINE"
+        yield kind, word, line
+        if word.endswith("\n"):
+            line += 1
+    yield "DONE", "", line
+
+
+def _ompi_parse_error(word, path):
+    """What Open MPI's "parse error in the hostfile" was about."""
+    if word == "\r":  # the lexer's blanks are [\f\t\v ]: mpirun 4.1.4 stops at the first CR
+        from gpudoctor.fixline import sh
+
+        return ("a parse error at a carriage return: the file has Windows line ends (CRLF); "
+                "remove them: sed -i 's/\\r$//' %s" % sh(path))
+    return "a parse error at %s" % host_excerpt(word.strip() or "the end of the file", 24)
 
 
 def openmpi(text, path):
-    """Open MPI 4.1 (orte/util/hostfile/hostfile_lex.l, hostfile.c): `#` comments; a line is
-    a host name and optional `slots=N` (also slot=, count=, cpu=), `max_slots=N`, `user@`
-    prefix or `username=`. A host listed again without slots adds one slot per line; a
-    host whose slot count is given on two lines is refused; `aa:4` is a host named `aa:4`
-    (no `:N` syntax). Returns [(host, slots, explicit)] where explicit says whether a slot
-    count was written (no count and no -np is Open MPI's refusal)."""
-    order, slots, explicit, maxs = [], {}, {}, {}
-    for no, raw in enumerate(text.splitlines(), 1):
-        # hostfile_lex.l: `#` and `//` start a comment; blanks around `=` are skipped
-        line = re.split(r"#|//", raw, 1)[0].strip()
-        if not line:
+    """Open MPI 4.1's hostfile parser (see _OMPI_RULES): a line is a host, then `slots=N` (count=, cpu=),
+    `max_slots=N` (eleven more spellings), `username=U`, ignored bare words; `#` and `//` comments. A new host has
+    one slot; each further line naming it adds one and fixes the count, so a later `slots=N` for it is refused
+    ("multiple definitions of the slot count"); `max_slots` below the slots is refused; `max_slots` alone sets the
+    slots. `aa:4` is a host named `aa:4` (no `:N` syntax), `^aa` an error, `u@aa` host aa. Returns
+    [(host, slots, explicit)] in file order, where explicit is Open MPI's 'slots given' (no count given for some
+    host and no -np is its refusal)."""
+    order, nodes = [], {}
+    toks = _ompi_tokens(text)
+
+    def refuse_at(line, what):
+        raise Refused("%s:%d: Open MPI refuses the hostfile: %s" % (path, line, what))
+
+    def value_int(line, key):
+        t1, t2 = next(toks), None
+        if t1[0] == "EQUAL":
+            t2 = next(toks)
+        if t2 is None or t2[0] != "INT":
+            # hostfile_parse_int returns -1 ("The slots parameter is less than 0")
+            refuse_at(line, "%s= needs a whole number after it" % key)
+            return None
+        return _slots(str(int(t2[1])) if len(t2[1]) <= 9 else t2[1], "%s:%d" % (path, line))
+
+    for kind, word, line in toks:
+        if kind in ("DONE",):
+            break
+        if kind == "NEWLINE":
             continue
-        line = re.sub(r"\s*=\s*", "=", line)
-        where = "%s:%d" % (path, no)
-        fields = line.split()
-        name = fields[0]
-        if "@" in name:
-            name = name.rsplit("@", 1)[1]
+        first = kind
+        if kind == "RELATIVE":
+            refuse_at(line, "%s is relative-node syntax, which needs an allocation made before" % excerpt(word, 12))
+        if kind == "RANK":  # a rankfile line: the host after its '=' gets a slot; the rest is skipped
+            while kind not in ("EQUAL", "DONE"):
+                kind, word, line = next(toks)
+            kind, word, line = next(toks)
+            if kind in ("NEWLINE", "DONE"):
+                refuse_at(line, "a rank line without its host")
+        if kind not in ("STRING", "INT", "HOSTNAME", "IPV4", "IPV6"):
+            refuse_at(line, _ompi_parse_error(word, path))
+        parts = [p for p in word.split("@") if p]  # opal_argv_split drops empty parts
+        if len(parts) != 1 and len(parts) != 2:
+            refuse_at(line, "%s is not a host name" % host_excerpt(word, 24))
+        name = parts[-1]
+        if name.startswith("^"):
+            refuse_at(line, "%s is not a host name (Open MPI 4.1 reads '^' as a parse error)" % host_excerpt(name, 24))
         if not name or name.startswith("-") or any(c in name for c in "\"'`$;&|<>()\\[]"):
             # brackets included: Open MPI's hostfile has no node-set ranges (node[1-2])
-            raise Refused("%s: Open MPI refuses the hostfile: %s is not a host name" % (where, host_excerpt(name)))
-        count = None
-        got_max = False
-        for f in fields[1:]:
-            key, eq, value = f.partition("=")
-            kind = _OMPI_KEYS.get(key.lower()) if eq else "bad"
-            if kind == "bad" or key.lower() not in _OMPI_KEYS:
-                raise Refused("%s: Open MPI's hostfile parser does not know %s" % (where, excerpt(f, 24)))
-            if kind == "slots":
-                count = _slots(value, where)
-            elif kind == "max_slots":
-                maxs[name] = _slots(value, where)
-                got_max = True
-        if count is None and got_max:
-            # hostfile.c: max_slots without slots sets the slots to max_slots
-            count = maxs[name]
-        if name not in slots:
+            refuse_at(line, "%s is not a host name" % host_excerpt(name, 24))
+        node = nodes.get(name)
+        if node is None:
+            node = nodes[name] = {"slots": 1, "given": False, "max": 0}
             order.append(name)
-            slots[name], explicit[name] = 0, False
-        if count is not None:
-            if explicit[name] or slots[name]:
-                raise Refused("%s: Open MPI refuses the hostfile: node %s has its slot count defined more than "
-                              "once (list it once per slot, or once with slots=N)" % (where, name))
-            slots[name], explicit[name] = count, True
-        else:
-            if explicit[name]:
-                raise Refused("%s: Open MPI refuses the hostfile: node %s has its slot count defined more than "
-                              "once" % (where, name))
-            slots[name] += 1
-    return [(h, slots[h], explicit[h]) for h in order]
+        else:  # "this node was already found once - add a slot and mark slots as given"
+            node["slots"] += 1
+            node["given"] = True
+        if first == "RANK":
+            node["given"] = True
+            for kind, word, _l in toks:
+                if kind in ("NEWLINE", "DONE"):
+                    break
+            if kind == "DONE":
+                break
+            continue
+        got_max = False
+        for kind, word, _l in toks:
+            if kind in ("NEWLINE", "DONE"):
+                break
+            if kind == "USERNAME":
+                t = next(toks)
+                if t[0] == "EQUAL":
+                    t = next(toks)
+                if t[0] in ("NEWLINE", "DONE"):  # hostfile_parse_string read past the line's end
+                    if t[0] == "DONE":
+                        break
+                continue
+            if kind == "SLOTS":
+                n = value_int(line, word)
+                if node["given"]:
+                    refuse_at(line, "node %s has its slot count defined more than once (list it once per slot, "
+                                    "or once with slots=N)" % name)
+                node["slots"], node["given"] = n, True
+                if node["max"] and node["max"] < n:
+                    node["max"] = n
+            elif kind == "SLOTS_MAX":
+                n = value_int(line, word)
+                if n < node["slots"]:
+                    refuse_at(line, "node %s: the max_slots parameter is less than the slots parameter "
+                                    "(slots=%d, max_slots=%d)" % (name, node["slots"], n))
+                if node["max"] != n:
+                    node["max"], got_max = n, True
+            elif kind in ("STRING", "INT"):
+                continue  # "just ignore it"
+            elif kind in _OMPI_WORDS.values():
+                refuse_at(line, "Open MPI's hostfile parser does not know %r after a host (a parse error)" % word)
+            else:
+                refuse_at(line, _ompi_parse_error(word, path))
+        if got_max and not node["given"]:
+            node["slots"], node["given"] = node["max"], True
+        if kind == "DONE":
+            break
+    return [(h, nodes[h]["slots"], nodes[h]["given"]) for h in order]
 
 
 def mpich(text, path):

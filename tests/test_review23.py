@@ -1,0 +1,83 @@
+"""review23: parsers checked against the real programs they imitate (differential). Each case's expected value
+is what the reference printed here; where the reference is installed, a test also runs it on the same input."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from gpudoctor.errors import InputError
+from gpudoctor.launch import hostfiles
+
+# ------------------------------------------------------------------ Open MPI hostfiles
+# Expected: Open MPI 4.1.4 (Debian openmpi-bin 4.1.4-3), `mpirun --hostfile F --display-map --do-not-launch
+# --map-by node --oversubscribe -np N true`, "Data for node: X Num slots: S". hostfile.c hostfile_parse_line:
+# https://github.com/open-mpi/ompi/blob/v4.1.4/orte/util/hostfile/hostfile.c
+
+OMPI_ACCEPTS = [
+    # a host named again after slots=N adds one slot ("already found once - add a slot")
+    ("aa slots=2\naa\n", [("aa", 3, True)]),
+    ("aa slots=2\nu@aa\n", [("aa", 3, True)]),
+    # a host named twice has its slots given, so no -np is needed for it
+    ("aa\naa\nbb slots=2\n", [("aa", 2, True), ("bb", 2, True)]),
+    ("n1 max_count=7\nn1\n", [("n1", 8, True)]),  # max alone sets the slots, the next line adds one
+    ("n1 cpu=0 max-slots=4\nn1 max-slots=2\n", [("n1", 1, True)]),
+    ("aa max_slots=4 slots=2\n", [("aa", 2, True)]),
+    ("aa foo\nbb 12\n", [("aa", 1, False), ("bb", 1, False)]),  # a bare word is ignored
+    ("aa Slots\n", [("aa", 1, False)]),
+    ("aa username=bob\n", [("aa", 1, False)]),
+    ("aa slots=2 /* c */\nbb slots=1\n", [("aa", 2, True), ("bb", 1, True)]),
+    ("10.0.0.1 slots=2\n", [("10.0.0.1", 2, True)]),
+    ("aa:4\nbb slots=2\n", [("aa:4", 1, False), ("bb", 2, True)]),
+]
+
+OMPI_REFUSES = [
+    ("aa slots=2 max_slots=1\n", "less than the slots"),
+    ("aa max_slots=0\n", "less than the slots"),  # a new host has 1 slot before max_slots is read
+    ("aa Slots=2\n", "parse error"),  # keywords are case-sensitive: 'Slots' is a string, '=' an error
+    ("aa SLOTS=2\n", "parse error"),
+    ("aa boards=2\n", "does not know 'boards'"),
+    ("aa sockets=2\n", "does not know 'sockets'"),
+    ("aa cores=2\n", "does not know 'cores'"),
+    ("aa rank=2\n", "does not know 'rank'"),
+    ("aa slots=2\r\nbb\r\n", "Windows line ends"),  # mpirun: parse error on line 1, token 1
+    ("aa\naa slots=3\n", "more than once"),
+    ("aa slots=2\naa slots=2\n", "more than once"),
+    ("aa b.c\n", "parse error"),
+    ("aa\n+n0\n", "relative"),
+    ("a^b slots=2\n", "parse error"),
+]
+
+
+@pytest.mark.parametrize("text,want", OMPI_ACCEPTS)
+def test_openmpi_hostfile_reads_as_mpirun_4_1_4_does(text, want):
+    assert hostfiles.openmpi(text, "hf") == want
+
+
+@pytest.mark.parametrize("text,needle", OMPI_REFUSES)
+def test_openmpi_hostfile_refuses_what_mpirun_4_1_4_refuses(text, needle):
+    with pytest.raises(InputError) as e:
+        hostfiles.openmpi(text, "hf")
+    assert needle in str(e.value)
+
+
+def _mpirun_map(path, nhosts):
+    p = subprocess.run(["mpirun", "--allow-run-as-root", "--hostfile", path, "--display-map", "--do-not-launch",
+                        "--map-by", "node", "--oversubscribe", "-np", str(max(1, nhosts)), "true"],
+                       capture_output=True, text=True, timeout=60)
+    out = p.stdout + p.stderr
+    got = re.findall(r"Data for node: (\S+)\s+Num slots: (\d+)", out)
+    if not got or re.search(r"parse error|bad parameter|multiple definitions|relative host", out):
+        return None
+    return sorted((h, int(s)) for h, s in got)
+
+
+@pytest.mark.skipif(not shutil.which("mpirun") or "Open MPI" not in subprocess.run(
+    ["mpirun", "--version"], capture_output=True, text=True).stdout, reason="no Open MPI mpirun here")
+@pytest.mark.parametrize("text,want", OMPI_ACCEPTS + [(t, None) for t, _n in OMPI_REFUSES])
+def test_openmpi_hostfile_cases_against_the_real_mpirun(tmp_path, text, want):
+    path = tmp_path / "hf"
+    path.write_text(text)
+    got = _mpirun_map(str(path), len(want or ()) or 1)
+    assert got == (sorted((h, s) for h, s, _g in want) if want is not None else None)
