@@ -201,3 +201,81 @@ def test_what_a_wrapper_interpreter_prints_keeps_no_credential(tmp_path, rc):
     assert code in (0, 1), err
     assert "Ab3Ab3" not in out + err and "Z9Z9" not in out + err
     assert "wrapper" in out and ("HF_TOKEN=..." in out if rc else "logged in with --token ..." in out), out[-1500:]
+
+
+def _shared_dump(n_entries, n_frames, n_groups):
+    """A Flight Recorder dump (protocol 2, as torch writes) whose pickle names one entry n_entries times, its frames
+    list one frame n_frames times, and its pg_config one group (with a 100 KB ranks text) under n_groups keys: each
+    name is a 5-byte memo GET, so the file is about 5 * (n_entries + n_frames + n_groups) bytes."""
+    import struct
+
+    out, memo = [b"\x80\x02"], [0]
+
+    def put():
+        out.append(b"r" + struct.pack("<I", memo[0]))
+        memo[0] += 1
+        return memo[0] - 1
+
+    def text(s):
+        s = s.encode()
+        out.append(b"X" + struct.pack("<I", len(s)) + s)
+        put()
+
+    def refs(i, n):
+        for b in range(0, n, 1000):
+            out.append(b"(" + (b"j" + struct.pack("<I", i)) * min(1000, n - b) + b"e")
+
+    out.append(b"}")
+    frame = put()
+    out.append(b"(")
+    text("filename"), text("/opt/torch/distributed/c10d.py"), text("name"), text("all_reduce")
+    out.append(b"u")
+    out.append(b"}")
+    entry = put()
+    out.append(b"(")
+    text("frames")
+    out.append(b"]")
+    put()
+    refs(frame, n_frames)
+    text("profiling_name"), text("nccl:all_reduce"), text("collective_seq_id")
+    out.append(b"K\x01(")  # BININT1 1, then a MARK for the rest
+    out[-1] = b"K\x01"
+    out.append(b"u0")  # SETITEMS, POP: the entry stays in the memo
+    out.append(b"}")
+    group = put()
+    out.append(b"(")
+    text("ranks"), text(",".join(str(i) for i in range(20000))[:100000])
+    out.append(b"u0")
+    out.append(b"}")
+    put()
+    out.append(b"(")
+    text("version"), text("2.4"), text("entries")
+    out.append(b"]")
+    put()
+    refs(entry, n_entries)
+    text("pg_config")
+    out.append(b"}")
+    put()
+    for k in range(n_groups):
+        out.append(b"(")
+        text("g%d" % k)
+        out.append(b"j" + struct.pack("<I", group) + b"u")
+    out.append(b"u.")
+    return b"".join(out)
+
+
+@pytest.mark.parametrize("shape", [(20000, 20000, 1), (1, 1, 20000)])
+def test_a_flight_recorder_dump_costs_time_in_proportion_to_its_bytes(tmp_path, shape):
+    # 51.: explain's reading of a dump slimmed each entry the pickle named (and walked its frames, and read each
+    # pg_config group's ranks text) once per name: a 200 KB dump naming one entry 20,000 times, whose frames named one
+    # frame 20,000 times, took 144 s of CPU (explain --timeout 10 did not stop it: dumps are read before the
+    # deadline is set); 20,000 groups naming one 100 KB ranks text likewise. Each object is read once now.
+    import pickle
+
+    data = _shared_dump(*shape)
+    doc = pickle.loads(data)  # a well-formed pickle, as the restricted unpickler reads it
+    assert len(doc["entries"]) == shape[0] and len(doc["pg_config"]) == shape[2]
+    for r in range(2):
+        (tmp_path / ("nccl_trace_rank_%d" % r)).write_bytes(data)
+    rc, out, err = _cli(["explain", "--timeout", "10", str(tmp_path)], ROOT, timeout=60)
+    assert rc in (0, 1) and "Flight Recorder: 2 dumps" in out, (rc, out[-800:], err[-800:])

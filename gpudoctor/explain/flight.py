@@ -165,12 +165,15 @@ def _collective(e):
     return _s(name.split(":", 1)[-1], 80), _s(name.split(":", 1)[0], 20) if ":" in name else ""
 
 
+MAX_FRAMES = 256  # frames of one entry looked at for the user's call site (a real stack holds tens)
+
+
 def _where(e):
     """The user's call site: the first frame outside torch."""
     if "where" in e:  # a slimmed entry: found when the dump was read
         return e["where"]
     frames = e.get("frames") if isinstance(e.get("frames"), list) else []
-    for fr in frames:
+    for fr in frames[:MAX_FRAMES]:
         if isinstance(fr, dict) and isinstance(fr.get("filename", ""), str):
             fn = fr.get("filename", "")
             if "/torch/" not in fn and not fn.startswith("<"):
@@ -188,19 +191,24 @@ def _pg(e):
 def _slim(doc):
     """What the comparison reads of a dump, kept small (a job of thousands of ranks holds every
     rank's dump at once): per entry its sequence ids, group, collective, sizes and dtypes as
-    short text, state, and the user's call site; the dump itself is dropped."""
-    entries = []
+    short text, state, and the user's call site; the dump itself is dropped.
+    An object the pickle names many times (its memo: BINGET, 2 bytes) is slimmed once: 200 KB of dump naming one entry
+    20,000 times, whose frames list named one frame 20,000 times, took 144 s of CPU here (docs/security.md 51.), so
+    the work is in proportion to the dump's bytes, as the unpickler's is."""
+    entries, done = [], {}  # id(entry) -> its slim dict (the dump holds every entry until this returns)
     for e in doc.get("entries", []):
         if not isinstance(e, dict):
             continue
-        where = _where(e)
-        entries.append({"is_p2p": bool(e.get("is_p2p")), "collective_seq_id": e.get("collective_seq_id"),
-                        "process_group": e.get("process_group"), "pg_id": e.get("pg_id"),
-                        "profiling_name": _s(e.get("profiling_name"), 120) if e.get("profiling_name") is not None
-                        else None,
-                        "input_sizes": _s(e.get("input_sizes"), 200), "input_dtypes": _s(e.get("input_dtypes"), 80),
-                        "state": e.get("state") if isinstance(e.get("state"), str) else None,
-                        "where": where})
+        slim = done.get(id(e))
+        if slim is None:
+            slim = done[id(e)] = {
+                "is_p2p": bool(e.get("is_p2p")), "collective_seq_id": e.get("collective_seq_id"),
+                "process_group": e.get("process_group"), "pg_id": e.get("pg_id"),
+                "profiling_name": _s(e.get("profiling_name"), 120) if e.get("profiling_name") is not None else None,
+                "input_sizes": _s(e.get("input_sizes"), 200), "input_dtypes": _s(e.get("input_dtypes"), 80),
+                "state": e.get("state") if isinstance(e.get("state"), str) else None,
+                "where": _where(e)}
+        entries.append(slim)
     return {"version": doc.get("version"), "entries": entries,
             "pg_config": doc.get("pg_config") if isinstance(doc.get("pg_config"), dict) else {},
             "pg_status": doc.get("pg_status") if isinstance(doc.get("pg_status"), dict) else {}}
@@ -255,6 +263,9 @@ def analyze_dumps(docs, files=None):
     files = files or {}
     groups = {}  # pg name -> {rank: {seq: entry}}
     descs, members = {}, {}
+    # a pg_config's ranks text -> its ranks, one frozenset for every group and dump that names the same text: a text
+    # named many times is read once, and the groups share its set (unions of copies cost ranks x groups, 51.)
+    parsed = {}
     for rank, doc in docs.items():
         for e in doc.get("entries", []):
             if not isinstance(e, dict) or e.get("is_p2p"):
@@ -268,9 +279,13 @@ def analyze_dumps(docs, files=None):
         cfg = doc.get("pg_config") if isinstance(doc.get("pg_config"), dict) else {}
         for key, c in cfg.items():
             if isinstance(c, dict) and isinstance(c.get("ranks"), str):
-                ranks = [int(x) for x in re.findall(r"\d+", c["ranks"][:100000])]
+                text = c["ranks"][:100000]
+                ranks = parsed.get(text)
+                if ranks is None:
+                    ranks = parsed[text] = frozenset(int(x) for x in re.findall(r"\d+", text))
                 name = _s(c.get("name") or key, 40)
-                members.setdefault(name, set()).update(ranks)
+                old = members.get(name)
+                members[name] = ranks if old is None or old is ranks else old | ranks  # shared, never copied
         status = doc.get("pg_status") if isinstance(doc.get("pg_status"), dict) else {}
         for pg, st in status.items():
             if isinstance(st, dict):
@@ -339,8 +354,11 @@ def analyze_dumps(docs, files=None):
                                      "called and waits in" % ("s" if len(behind) > 1 else "", _ranks(behind),
                                                               first_missing, coll, label,
                                                               "s" if len(ahead) > 1 else "", _ranks(ahead))})
-    seen = set(docs)
+    seen, looked = set(docs), set()
     for name, ranks in sorted(members.items()):
+        if id(ranks) in looked:  # the same ranks under another group's name: the same answer (none)
+            continue
+        looked.add(id(ranks))
         missing = sorted(r for r in ranks if r not in seen)
         if missing and seen and len(ranks) <= 100000:
             findings.append({"kind": "no_dump", "pg": name, "seq": None, "collective": None,
