@@ -85,3 +85,44 @@ def test_a_report_at_an_80_column_terminal_wraps_its_prose_once_and_never_a_fix_
     piped = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", FACTS], capture_output=True,
                            text=True, env=_env(), cwd=ROOT, timeout=120)
     assert rc == piped.returncode == 1 and wide == piped.stdout.splitlines()
+
+
+def test_explain_dash_with_standard_input_closed_is_an_input_error():
+    """`gpudoctor explain -` started with standard input closed (`<&-`: a cron line, a daemon, a CI step that closes
+    it) crashed: exit 3, 'internal error ... AttributeError: 'NoneType' object has no attribute 'buffer'' and a
+    crash file. It is the user's input that is missing: exit 2, one line on stderr saying so."""
+    p = subprocess.run(["bash", "-c", 'exec "$0" -m gpudoctor explain - <&-', sys.executable], capture_output=True,
+                       text=True, env=_env(CI="true"), cwd=ROOT, timeout=120)
+    assert p.returncode == 2, p.stderr
+    assert p.stdout == ""
+    assert p.stderr == ("gpudoctor: error: standard input is closed: '-' has nothing to read; give the log as a file "
+                        "(gpudoctor explain FILE) or pipe it in (... | gpudoctor explain -)\n")
+
+
+def test_explain_of_a_compressed_log_piped_in_is_refused_as_the_file_is(tmp_path):
+    """`cat slurm-123.out.gz | gpudoctor explain -` answered 'NO ERROR FOUND', exit 0: the gzip bytes were read as a
+    text with no error line, a healthy verdict for a log that holds NCCL's 'no socket interface found'. The same file
+    named (`explain slurm-123.out.gz`) was refused as compressed (exit 2); standard input now is too, and the same
+    log decompressed into the pipe gets its answer."""
+    import gzip
+
+    with open(IFNAME_LOG, "rb") as f:
+        raw = f.read()
+    gz = tmp_path / "slurm-123.out.gz"
+    gz.write_bytes(gzip.compress(raw))
+    named = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", str(gz)], capture_output=True, text=True,
+                           env=_env(), cwd=ROOT, timeout=120)
+    assert named.returncode == 2 and "is not a text log (an executable, archive or compressed file)" in named.stderr
+    with open(str(gz), "rb") as f:
+        piped = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "-"], stdin=f, capture_output=True,
+                               text=True, env=_env(), cwd=ROOT, timeout=120)
+    assert piped.returncode == 2 and piped.stdout == "" and "NO ERROR FOUND" not in piped.stdout
+    assert piped.stderr == ("gpudoctor: error: standard input is not a text log (an executable, archive or "
+                            "compressed file): pipe the log's text (zcat, xzcat or zstdcat for a compressed log)\n")
+    text = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "-"], input=raw, capture_output=True,
+                          env=_env(), cwd=ROOT, timeout=120)
+    assert text.returncode == 0 and b"ROOT CAUSE  nccl.socket_ifname" in text.stdout
+    # a text that begins with fewer bytes than a magic number is still read whole (the peek gives them back)
+    short = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "-"], input=b"ok\n", capture_output=True,
+                           env=_env(), cwd=ROOT, timeout=120)
+    assert short.returncode == 0 and b"<stdin> (1 line)" in short.stdout

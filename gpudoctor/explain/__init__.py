@@ -264,11 +264,20 @@ def main(args):
             result = explain_inputs(logs, kb, facts=node_facts, deadline=deadline, flight=flight, ras=reports,
                                     interrupted=interrupted)
         elif text == "-":
+            if sys.stdin is None:  # started with standard input closed (`<&-`, a daemon, a CI step): Python's is None
+                raise InputError("standard input is closed: '-' has nothing to read; give the log as a file "
+                                 "(gpudoctor explain FILE) or pipe it in (... | gpudoctor explain -)")
             if _isatty(sys.stdin):  # `explain -` typed at a prompt waited with no word: say what it waits for
                 print("gpudoctor explain: reading the error text from this terminal: paste it, then press Ctrl-D on "
                       "an empty line", file=sys.stderr)
                 sys.stderr.flush()
             stdin = _StdinUntil(sys.stdin.buffer, deadline, interrupted)
+            # a compressed log or a binary piped in is refused as the same file named on the command line is
+            # (inputs.collect): read as text it answered 'NO ERROR FOUND', exit 0, for `cat slurm-1.out.gz | ... -`
+            why = _in.binary_kind(stdin.peek(16), magic_only=True)
+            if why:
+                raise InputError("standard input is not a text log (%s): pipe the log's text (zcat, xzcat or "
+                                 "zstdcat for a compressed log)" % why)
             result = explain_stream(stdin, kb, source="<stdin>", facts=node_facts, deadline=deadline,
                                     interrupted=interrupted)
             if stdin.cut and not result.get("stopped_early"):
@@ -329,12 +338,28 @@ class _StdinUntil(object):
 
     def __init__(self, stream, deadline, interrupted):
         self.stream, self.deadline, self.interrupted, self.cut = stream, deadline, interrupted, None
+        self.pending = b""
         try:
             self.fd = stream.fileno()
         except (AttributeError, OSError, ValueError):  # not a real file (tests give a BytesIO)
             self.fd = None
 
+    def peek(self, n):
+        """The first ``n`` bytes (fewer at the end, the deadline or a signal), given again by read()."""
+        while len(self.pending) < n:
+            got = self._read(n - len(self.pending))
+            if not got:
+                break
+            self.pending += got
+        return self.pending
+
     def read(self, n):
+        if self.pending:
+            out, self.pending = self.pending[:n], self.pending[n:]
+            return out
+        return self._read(n)
+
+    def _read(self, n):
         import select
         import time
 
