@@ -248,3 +248,80 @@ def test_a_launcher_refused_for_want_of_the_scripts_arguments_says_so(tmp_path):
     q = write(tmp_path, "plain.sh", "torchrun --nproc_per_node 2\n")
     r = subprocess.run([sys.executable, "-m", "gpudoctor", "plan", str(q)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "script's arguments" not in r.stderr  # no arguments read: no such hint
+
+
+# meta-llama/llama-cookbook getting-started/finetuning/multi_node.slurm lines 9-16 and 35: two tasks on two nodes, and
+# `srun torchrun` with no --nnodes (torchrun's default 1:1) over a c10d rendezvous: the second node's agent finds
+# the round complete and full (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py, _RendezvousJoinOp: a late
+# node goes on the redundancy list; older torch let it poll until the join timeout). The plan said world 4, nothing
+# else. bash (srun stubbed to run its command once per task) shows the two agents and their words.
+# https://github.com/meta-llama/llama-cookbook/blob/0e0033518623d03ac5c1654bf04b7e480f7d5e5a/getting-started/finetuning/multi_node.slurm
+COOKBOOK = '''#!/bin/bash
+#SBATCH --ntasks=2
+#SBATCH --nodes=2
+#SBATCH --gpus-per-task=4
+#SBATCH --partition=train
+nodes=( $( scontrol show hostnames $SLURM_JOB_NODELIST ) )
+nodes_array=($nodes)
+head_node=${nodes_array[0]}
+head_node_ip=$(srun --nodes=1 --ntasks=1 -w "$head_node" hostname --ip-address)
+srun  torchrun --nproc_per_node 4 --rdzv_id $RANDOM --rdzv_backend c10d --rdzv_endpoint $head_node_ip:29500 ./finetuning.py  --enable_fsdp --use_peft --peft_method lora
+'''
+SRUN_TASKS = '''#!/bin/sh
+printf '%s\\037' srun "$@" >> "$REC"; printf '\\036' >> "$REC"
+while [ $# -gt 0 ]; do case "$1" in --*=*|-N*|-n*) shift;; --*) shift 2;; *) break;; esac; done
+for t in 1 2; do "$@"; done
+'''
+
+
+def bash_tasks(tmp_path, script):
+    """bash_argv's records, with srun running its command once per task (2 tasks, as #SBATCH --ntasks=2)."""
+    import shutil
+    import subprocess
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash here")
+    stub(tmp_path, "torchrun", "scontrol", "hostname")
+    (tmp_path / "bin" / "srun").write_text(SRUN_TASKS)
+    (tmp_path / "bin" / "srun").chmod(0o700)
+    rec = tmp_path / "rec"
+    rec.write_bytes(b"")
+    subprocess.run([bash, str(script)], cwd=str(tmp_path), timeout=30, capture_output=True,
+                   env={"PATH": "%s:/usr/bin:/bin" % (tmp_path / "bin"), "REC": str(rec), "HOME": str(tmp_path)})
+    return [r.split("\x1f")[:-1] for r in rec.read_bytes().decode().split("\x1e") if r]
+
+
+NNODES_CASES = [
+    ("as published", lambda t: t, "srun starts 2 torchrun agents (one per task) for a rendezvous of at most 1 node "
+                                  "(torchrun's default --nnodes 1:1): one agent's workers train alone and the other 1 "
+                                  "waits with no place", "give torchrun --nnodes=2"),
+    ("--nnodes 2", lambda t: t.replace("torchrun --nproc_per_node 4", "torchrun --nnodes 2 --nproc_per_node 4"),
+     None, None),
+    ("--standalone", lambda t: t.replace("--rdzv_id $RANDOM --rdzv_backend c10d --rdzv_endpoint $head_node_ip:29500",
+                                         "--standalone"), None, None),
+    ("2 tasks a node", lambda t: t.replace("#SBATCH --ntasks=2", "#SBATCH --ntasks-per-node=2").replace(
+        "torchrun --nproc_per_node 4", "torchrun --nnodes 2 --nproc_per_node 4"),
+     "srun starts 4 torchrun agents (one per task) for a rendezvous of at most 2 nodes (--nnodes 2): 2 agents' "
+     "workers train and the other 2 wait with no place", "start one agent a node (srun --ntasks-per-node=1)"),
+    ("srun -N2", lambda t: t.replace("srun  torchrun", "srun -N2 torchrun"), "srun starts 2 torchrun agents",
+     "give torchrun --nnodes=2"),
+    ("srun -N1", lambda t: t.replace("srun  torchrun", "srun -N1 torchrun"), None, None),
+]
+
+
+@pytest.mark.parametrize("name, edit, finding, fix", NNODES_CASES, ids=[c[0] for c in NNODES_CASES])
+def test_srun_starting_more_torchrun_agents_than_nnodes_is_a_finding(tmp_path, name, edit, finding, fix):
+    p = write(tmp_path, "multi_node.slurm", edit(COOKBOOK))
+    (la,) = read_script(str(p), [], environ={}).launches
+    found = [f for f in la.findings if "torchrun agents" in f]
+    if finding is None:
+        assert found == []
+    else:
+        (f,) = found
+        assert f.startswith(finding) and fix in f
+    if name == "as published":  # bash: srun runs torchrun twice (one a task), each without --nnodes
+        runs = [r for r in bash_tasks(tmp_path, p) if r[0] == "torchrun"]
+        assert len(runs) == 2 and not any(w.startswith("--nnodes") for w in runs[0])
+        mine = known(la.argv)[la.argv.index("torchrun"):]
+        assert len(mine) == len(runs[0]) and all(m is None or m == w for m, w in zip(mine, runs[0]))

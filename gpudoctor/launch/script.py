@@ -3144,6 +3144,30 @@ def _findings(r, la):
             "%s is %s in an sbatch file (slurmd runs its own copy of the script there), not this file's directory: "
             "what the line reads from it is not there; use $SLURM_SUBMIT_DIR (the directory sbatch ran in) or an "
             "absolute path" % (spool[0].text, SPOOL))
+    agents = _srun_tasks(la.argv, r.result.allocation) if plan.launcher == "torchrun" and \
+        plan.rdzv_backend in ("c10d", "etcd", "etcd-v2") and plan.nnodes_max is not None and \
+        "--standalone" not in la.argv else None
+    if agents is not None and agents > plan.nnodes_max:
+        # srun runs torchrun once per task; each is a node's elastic agent, and the c10d/etcd rendezvous takes
+        # --nnodes MAX of them (torchrun's default 1:1): the agents past MAX join no round (torch
+        # elastic/rendezvous/dynamic_rendezvous.py: a complete, full round puts a late node on its redundancy
+        # list; older torch let it poll until the join timeout); llama-cookbook getting-started/finetuning/
+        # multi_node.slurm: 2 tasks, no --nnodes
+        given = next((w.split("=", 1)[1] if "=" in w else la.argv[k + 1] for k, w in enumerate(la.argv[:-1])
+                      if w.split("=", 1)[0] in ("--nnodes", "--nnodes_min")), None)
+        left = agents - plan.nnodes_max
+        per_node = agents == alloc_nodes
+        la.findings.append(
+            "srun starts %d torchrun agents (one per task) for a rendezvous of at most %d node%s (%s): %s and the "
+            "other %d wait%s with no place (torch keeps %s as spare%s; older torch ends %s after the join timeout); "
+            "%s" % (
+                agents, plan.nnodes_max, "" if plan.nnodes_max == 1 else "s",
+                "--nnodes %s" % r.shown(given) if given is not None else "torchrun's default --nnodes 1:1",
+                "one agent's workers train alone" if plan.nnodes_max == 1 else
+                "%d agents' workers train" % plan.nnodes_max, left, "s" if left == 1 else "",
+                "it" if left == 1 else "them", "" if left == 1 else "s", "it" if left == 1 else "them",
+                "give torchrun --nnodes=%d ($SLURM_NNODES: one agent a node)" % agents if per_node else
+                "start one agent a node (srun --ntasks-per-node=1) and give torchrun --nnodes=$SLURM_NNODES"))
     rank = sorted(t for t, k in uses.items() if "machine_rank" in k)
     other = sorted(t for t, k in uses.items() if k and t not in rank)
     unused = sorted(t for t, k in uses.items() if not k)
@@ -3222,6 +3246,35 @@ def _srun_one_node(argv):
             return True
         i += 1
     return False
+
+
+def _srun_tasks(argv, alloc):
+    """How many tasks `srun [opts] ...` starts (srun(1)): -n; -N times --ntasks-per-node; -N alone, one a node;
+    --ntasks-per-node on the allocation's nodes; else the job's own tasks (#SBATCH). None: not known here."""
+    from gpudoctor.launch import SRUN_VALUE
+
+    if not argv or os.path.basename(argv[0]) != "srun":
+        return None
+    got, i = {}, 1
+    while i < len(argv) and argv[i].startswith("-"):
+        a = argv[i]
+        name, val = (a.split("=", 1) + [None])[:2] if a.startswith("--") else (a[:2], a[2:] or None)
+        if val is None and name in SRUN_VALUE and i + 1 < len(argv):
+            val = argv[i + 1]
+            i += 1
+        key = {"-n": "n", "--ntasks": "n", "-N": "N", "--nodes": "N", "--ntasks-per-node": "k"}.get(name)
+        if key:
+            if not (val or "").isdigit():
+                return None  # a range, a value known at run time
+            got[key] = int(val)
+        i += 1
+    if "n" in got:
+        return got["n"]
+    if "N" in got:
+        return got["N"] * got.get("k", 1)
+    if "k" in got:
+        return alloc["nodes"] * got["k"] if alloc.get("nodes") else None
+    return alloc.get("tasks")
 
 
 def _one_node_agent(plan):
