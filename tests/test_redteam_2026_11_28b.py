@@ -279,3 +279,20 @@ def test_a_flight_recorder_dump_costs_time_in_proportion_to_its_bytes(tmp_path, 
         (tmp_path / ("nccl_trace_rank_%d" % r)).write_bytes(data)
     rc, out, err = _cli(["explain", "--timeout", "10", str(tmp_path)], ROOT, timeout=60)
     assert rc in (0, 1) and "Flight Recorder: 2 dumps" in out, (rc, out[-800:], err[-800:])
+
+
+@pytest.mark.parametrize("pattern,nodes", [("[z-a]*", "2"), ("[!z-a]", "3"), ("[z-ab]", "3"), ("[\\--[[a]", "2")])
+def test_plan_reads_a_reversed_bracket_range_as_bash_does(tmp_path, pattern, nodes):
+    # 52.: plan SCRIPT turned a case / [[ == ]] / ${X#...} pattern's bracket expression into a Python character class
+    # as written: a reversed range ([z-a], which matches nothing in bash) made re.compile raise, and the script's plan
+    # ended in an internal error (exit 3, a traceback file). A reversed range now matches nothing, as bash's; anything
+    # else re refuses leaves the pattern unread. (A fuzz of 400 random bracket expressions: 36 internal errors before.)
+    script = tmp_path / "s.sh"
+    script.write_text("#!/bin/bash\nX=b\ncase $X in\n  %s) N=3;;\n  *) N=2;;\nesac\nY=${X#%s}\n"
+                      "torchrun --nnodes=$N --nproc_per_node=8 train.py $Y\n" % (pattern, pattern))
+    bash = subprocess.run(["bash", "-c", 'X=b; case $X in %s) echo 3;; *) echo 2;; esac' % pattern],
+                          capture_output=True, text=True).stdout.strip()
+    assert bash == nodes  # what bash itself takes
+    rc, out, err = _cli(["plan", str(script)], tmp_path)
+    assert rc in (0, 1) and "internal error" not in err, err
+    assert "--nnodes=%s" % nodes in out, out

@@ -1060,12 +1060,23 @@ class Reader:
                         parts.append(classes[cm.group(1)])
                         k += cm.end()
                     elif body[k] == "-" and 0 < k < len(body) - 1:
+                        if parts and parts[-1] == re.escape(body[k - 1]) and body[k + 1] != "[" and \
+                                body[k - 1] > body[k + 1]:
+                            # a reversed range ([z-a]) matches nothing to bash; Python's re refused it, and a script
+                            # with `case $X in [z-a]*)` ended plan with an internal error (exit 3)
+                            parts.pop()
+                            k += 2
+                            continue
                         parts.append("-")
                         k += 1
                     else:
                         parts.append(re.escape(body[k]))
                         k += 1
-                out.append(re.compile("[%s%s]" % ("^" if m.group(1) else "", "".join(parts))))
+                try:
+                    out.append(re.compile("[%s%s]" % ("^" if m.group(1) else "", "".join(parts)) if parts else
+                                          ("[\\s\\S]" if m.group(1) else "(?!)")))
+                except re.error:
+                    return None  # a bracket expression not read here: the pattern is not followed
                 i += m.end()
             else:
                 out.append(c)
