@@ -81,3 +81,102 @@ def test_openmpi_hostfile_cases_against_the_real_mpirun(tmp_path, text, want):
     path.write_text(text)
     got = _mpirun_map(str(path), len(want or ()) or 1)
     assert got == (sorted((h, s) for h, s, _g in want) if want is not None else None)
+
+
+# ------------------------------------------------------------------ torchrun
+# Expected: torch 2.13.0+cpu (/opt/wheels), torch/distributed/run.py get_args_parser + run() + config_from_args +
+# elastic/rendezvous/utils.py parse_rendezvous_endpoint (harness: a random line through both, review23's notes).
+
+def _plan(line, environ=None):
+    from gpudoctor.launch import build_plan
+
+    return build_plan(launch=line, environ=dict(environ or {}))
+
+
+@pytest.mark.parametrize("flags,rule", [
+    ("--rdzv-conf timeout", "must have a value specified"),  # _parse_rendezvous_config: ValueError
+    ("--rdzv-conf =5", "must be in format"),
+    ("--rdzv-backend c10d --rdzv-endpoint h:29400 --rdzv-conf join_timeout=900,x=", "must have a value specified"),
+])
+def test_torchrun_refuses_a_rendezvous_config_torch_refuses(flags, rule):
+    with pytest.raises(InputError) as e:
+        _plan("torchrun %s --nproc-per-node 2 train.py" % flags)
+    assert rule in str(e.value)
+
+
+def test_torchrun_rendezvous_config_torch_takes_is_taken():
+    p = _plan("torchrun --rdzv-backend c10d --rdzv-endpoint h:29400 --rdzv-conf ' join_timeout = 900 ,a=b' "
+              "--nnodes 2 --nproc-per-node 2 train.py")
+    assert (p.rdzv_backend, p.master_addr, p.master_port, p.world_min) == ("c10d", "h", 29400, 4)
+
+
+@pytest.mark.parametrize("filt", ["0, 1", " 1", "+0", "1,3 "])
+def test_torchrun_local_ranks_filter_is_read_with_int(filt):
+    # config_from_args: set(map(int, args.local_ranks_filter.split(","))): torch 2.13 runs these lines
+    p = _plan("torchrun --nproc-per-node 4 --local-ranks-filter '%s' train.py" % filt)
+    assert p.nproc_per_node == 4
+
+
+@pytest.mark.parametrize("filt", ["a", "1,,2", "0;1"])
+def test_torchrun_local_ranks_filter_torch_refuses(filt):
+    with pytest.raises(InputError) as e:
+        _plan("torchrun --nproc-per-node 4 --local-ranks-filter '%s' train.py" % filt)
+    assert "comma-separated list of integers" in str(e.value)
+
+
+@pytest.mark.parametrize("line,want", [
+    # run(): --standalone sets c10d at localhost:0 and never reads --master-port
+    ("torchrun --standalone --master-port 70000 --nproc-per-node 2 train.py", ("c10d", "localhost", None)),
+    ("torchrun --rdzv-backend c10d --rdzv-endpoint h:5000 --master-port -1 --nnodes 2 train.py", ("c10d", "h", 5000)),
+])
+def test_torchrun_master_port_unread_outside_static_is_not_judged(line, want):
+    p = _plan(line)
+    assert (p.rdzv_backend, p.master_addr, p.master_port) == want
+
+
+def test_torchrun_master_port_out_of_range_with_static_is_refused_as_torch_does():
+    with pytest.raises(InputError) as e:
+        _plan("torchrun --nnodes 2 --master-addr n1 --master-port 70000 train.py")
+    assert "must be an integer between 0 and 65536" in str(e.value)
+
+
+@pytest.mark.parametrize("value", ["true", "yes", "", "1.0"])
+def test_torchrun_pet_flag_torch_cannot_read_is_refused(value):
+    # argparse_util.check_env: bool(int(os.environ["PET_STANDALONE"])) raises ValueError when the parser is built
+    with pytest.raises(InputError) as e:
+        _plan("torchrun --nproc-per-node 2 train.py", {"PET_STANDALONE": value})
+    assert "PET_STANDALONE" in str(e.value)
+
+
+@pytest.mark.parametrize("value,backend", [("1", "c10d"), (" 0 ", "static"), ("+1", "c10d")])
+def test_torchrun_pet_flag_read_as_int(value, backend):
+    p = _plan("torchrun --nnodes 2 --nproc-per-node 2 train.py", {"PET_STANDALONE": value})
+    assert p.rdzv_backend == backend
+
+
+_TORCH = None
+try:  # the reference itself, where this environment has it (the CPU wheel in /opt/wheels)
+    import torch.distributed.run as _TORCH  # noqa: F401
+except Exception:  # pragma: no cover - torch is not a dependency of gpudoctor
+    _TORCH = None
+
+
+@pytest.mark.skipif(_TORCH is None, reason="torch is not installed here")
+@pytest.mark.parametrize("flags", ["--rdzv-conf timeout", "--local-ranks-filter '0, 1'", "--local-ranks-filter 1,,2",
+                                   "--rdzv-conf ' join_timeout = 900 ,a=b'"])
+def test_torchrun_cases_against_torch(flags):
+    import shlex
+
+    argv = shlex.split(flags) + ["train.py"]
+    a = _TORCH.get_args_parser().parse_args(argv)
+    try:
+        _TORCH.config_from_args(a)
+        torch_ok = True
+    except (ValueError, AssertionError):
+        torch_ok = False
+    try:
+        _plan("torchrun " + flags + " train.py")
+        ours_ok = True
+    except InputError:
+        ours_ok = False
+    assert ours_ok == torch_ok

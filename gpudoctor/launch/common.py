@@ -86,7 +86,13 @@ class _CheckEnv(argparse.Action):
 
     def __init__(self, dest, default=False, **kw):
         env = self.environ.get("PET_" + dest.upper())
-        default = bool(int(env)) if env and env.strip().lstrip("-").isdigit() and len(env) < 8 else default
+        if env is not None:
+            # torch/distributed/argparse_util.py check_env: bool(int(os.environ[PET_<DEST>])): torchrun stops
+            # with a ValueError on any other value (PET_STANDALONE=true); parse() makes that its refusal
+            if not re.match(r"^\s*[-+]?[0-9](?:_?[0-9]){0,30}\s*$", env):
+                raise ValueError("PET_%s=%s: torchrun reads it with int() and stops: invalid literal for int()"
+                                 % (dest.upper(), excerpt(env, 20)))
+            default = bool(int(env))
         super().__init__(dest=dest, const=True, default=default, nargs=0, **kw)
 
     def __call__(self, parser, namespace, values, option_string=None):

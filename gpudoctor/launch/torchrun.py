@@ -69,9 +69,23 @@ def read(plan, prog, argv, environ):
         plan.world_min, plan.world_max = lo * plan.nproc_per_node, hi * plan.nproc_per_node
     if a.max_restarts < 0:
         refuse(launcher, "max_restarts must be >= 0")
-    if a.local_ranks_filter and not re.match(r"^-?[0-9]+(,-?[0-9]+)*$", a.local_ranks_filter):
+    # config_from_args: set(map(int, filter.split(","))): int() takes blanks around a number ('0, 1'), a sign
+    # and '_' between digits
+    if a.local_ranks_filter and not all(re.match(r"^\s*[-+]?[0-9](?:_?[0-9])*\s*$", r)
+                                        for r in a.local_ranks_filter[:4000].split(",")):
         refuse(launcher, "--local_ranks_filter must be a comma-separated list of integers e.g. "
                          "--local_ranks_filter=0,1,2")
+    if a.rdzv_conf:
+        # torch/distributed/elastic/rendezvous/utils.py _parse_rendezvous_config: KEY=VALUE,...; an empty key
+        # or value is a ValueError before anything starts
+        for kv in a.rdzv_conf.strip().split(",") if a.rdzv_conf.strip() else ():
+            key, eq, value = kv.partition("=")
+            if not key.strip():
+                refuse(launcher, "--rdzv-conf: the rendezvous configuration string must be in format "
+                                 "<key1>=<value1>,...,<keyN>=<valueN>")
+            if not value.strip():
+                refuse(launcher, "--rdzv-conf: the rendezvous configuration option %r must have a value specified"
+                       % key.strip()[:40])
     if a.logs_specs is not None:
         # _get_logs_specs_class: a name registered under the torchrun.logs_specs entry points,
         # installed where the job runs; not knowable here
@@ -84,10 +98,10 @@ def read(plan, prog, argv, environ):
         backend, endpoint = "c10d", "localhost:0"  # run(): a one-node static run becomes standalone
     if master_port is None:
         master_port = 29500
-    if not 0 <= master_port < 1 << 16:
-        refuse(launcher, "--master-port %d is not a TCP port" % master_port)
     if backend == "static" and not endpoint:
-        endpoint = "%s:%s" % (a.master_addr, master_port)  # get_rdzv_endpoint
+        # get_rdzv_endpoint: the only place torch reads --master-port (a --standalone or c10d line ignores it);
+        # parse_endpoint below refuses a port outside 0..65535 as parse_rendezvous_endpoint does
+        endpoint = "%s:%s" % (a.master_addr, master_port)
     plan.rdzv_backend = backend
     host, port = parse_endpoint(endpoint, DEFAULT_PORTS.get(backend, -1), launcher)
     if backend == "static" and port == -1:
