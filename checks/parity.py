@@ -336,6 +336,35 @@ def hosts_resolution(nodes, config):
                                       names=fold(unnamed), where=fold(where)))
 
 
+# a path in a home folder: /root/... or /home/USER/... (what a shell makes of ~/x typed on this machine)
+_HOME_PATH = re.compile(r"(/root|/home/[^/]+)/(.+)\Z")
+
+
+def _absent(e):
+    """The value shown for a --same path a node could not hash: unreadable when the login user may not read it
+    (EACCES's strerror: the file may well be there), else missing."""
+    err = e.get("error")
+    if err is None:  # (hashed nothing: no sha256)
+        return "missing (no checksum)"
+    return ("unreadable (%s)" if err == "Permission denied" else "missing (%s)") % err
+
+
+def _is_absent(value):
+    return value.startswith(("missing", "unreadable"))
+
+
+def _other_home(p, nodes):
+    """'~/rest' when ``p`` lies in a home folder that is no node's login home (facts ssh.home): a ~ the shell
+    expanded on this machine (/root/train.py for root's ~/train.py) names this machine's home, not the nodes'."""
+    m = _HOME_PATH.match(p)
+    if not m:
+        return None
+    homes = {str((f.get("ssh") or {}).get("home") or "").rstrip("/") for f in nodes.values()}
+    if "" in homes or m.group(1) in homes:  # a node's own home (or one not known): no other home to point at
+        return None
+    return "~/" + m.group(2)
+
+
 @check("files.parity", title="the files named with --same are identical on every node", needs=("files",),
        scope="cluster")
 def files_parity(nodes, config):
@@ -349,18 +378,27 @@ def files_parity(nodes, config):
         values = {}
         for h, f in nodes.items():
             e = f["files"]["files"].get(p) or {"error": "not collected on this node"}
-            values[h] = "missing (%s)" % e["error"] if "error" in e or "sha256" not in e else \
+            values[h] = _absent(e) if "error" in e or "sha256" not in e else \
                 "sha256 %s, %s bytes" % (str(e["sha256"])[:12], e.get("size"))
         groups = group(values)
-        if len(groups) == 1 and groups[0].value.startswith("missing"):
+        if len(groups) == 1 and _is_absent(groups[0].value):
             # the same absence everywhere is no evidence that the job's file is identical: the job
             # cannot read it on any node (a relative path is read in each node's login folder)
             odd_hosts.update(groups[0].hosts)
+            other = _other_home(p, {h: nodes[h] for h in groups[0].hosts})
+            if other:  # `--same ~/train.py` typed in bash as root: every node was asked for /root/train.py
+                fix = cmd("{p} is in a home folder that is none of the nodes' login homes ({homes}): a ~ your shell "
+                          "expanded names this machine's home; quote it, --same {q}, and each node reads its own",
+                          p=p, q=other, homes=fold(sorted({str(nodes[h]["ssh"]["home"]) for h in groups[0].hosts})))
+            elif groups[0].value.startswith("unreadable"):
+                fix = cmd("the nodes' login user cannot read {p}: give it read access (its folders need x), or name "
+                          "a copy that user can read", p=p)
+            else:
+                fix = cmd("copy {p} to every node" if p.startswith("/") else
+                          "copy {p} to every node, or name it by its absolute path (a relative path is read from "
+                          "the login folder, $HOME, of each node)", p=p)
             yield Finding.error("%s is %s on every node (%s)" % (p, groups[0].value, fold(groups[0].hosts)),
-                                hosts=groups[0].hosts,
-                                fix=cmd("copy {p} to every node" if p.startswith("/") else
-                                        "copy {p} to every node, or name it by its absolute path (a relative "
-                                        "path is read from the login folder, $HOME, of each node)", p=p))
+                                hosts=groups[0].hosts, fix=fix)
             continue
         if len(groups) == 1:
             same.append("%s (%s)" % (p, groups[0].value))
@@ -371,7 +409,7 @@ def files_parity(nodes, config):
                                 fix=cmd("copy it from a baseline node: pdcp -w {odd} -- {p} {p}  "
                                         "(or rsync -a -- {src} {p})", odd=fold(odd), p=home_path(p),
                                         src="%s:%s" % (groups[0].hosts[0], p))
-                                if "missing" not in groups[0].value
+                                if not _is_absent(groups[0].value)
                                 else cmd("the baseline nodes lack it: copy {p} to every node", p=p))
     if same and len(same) == len(paths):
         yield Pass("identical on every node: " + "; ".join(same))

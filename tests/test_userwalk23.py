@@ -126,3 +126,49 @@ def test_explain_of_a_compressed_log_piped_in_is_refused_as_the_file_is(tmp_path
     short = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "-"], input=b"ok\n", capture_output=True,
                            env=_env(), cwd=ROOT, timeout=120)
     assert short.returncode == 0 and b"<stdin> (1 line)" in short.stdout
+
+
+def test_same_with_a_tilde_the_shell_expanded_says_to_quote_it():
+    """README's cluster example, `--same ~/train.py`, typed into bash as root: bash passes /root/train.py, which the
+    nodes' login user cannot read; every node read 'is missing (Permission denied)', fixed by 'copy /root/train.py to
+    every node'. Now the path is 'unreadable', and a path in a home folder that is none of the nodes' login homes
+    (facts ssh.home) is told to be quoted, --same '~/train.py', which each node reads from its own home (README now
+    shows it quoted). Real sshd nodes on 127.x whose login user has a home of its own, real bash expanding the ~."""
+    import pytest
+
+    import sshcluster
+
+    if not sshcluster.available():
+        pytest.skip("needs root and openssh-server (tests/run.sh installs it)")
+    c = sshcluster.Cluster()
+    try:
+        for name in ("n1", "n2"):
+            home = os.path.join(c.base, "home-" + name)
+            os.mkdir(home)
+            with open(os.path.join(home, "train.py"), "w") as f:
+                f.write("print('train')\n")
+            os.chown(home, c.user.pw_uid, c.user.pw_gid)
+            c.add(name, env={"HOME": home, "PATH": "/usr/local/bin:/usr/bin:/bin"})
+        c.start()
+        hf = c.hostfile()
+        line = '"$0" -m gpudoctor check --hosts "$1" --ssh-config "$2" --select files.parity --same %s'
+
+        def typed(words):
+            return subprocess.run(["bash", "--norc", "--noprofile", "-c", line % words, sys.executable, hf,
+                                   c.ssh_config], capture_output=True, text=True, timeout=120, cwd=c.base,
+                                  env=_env(HOME="/root"))
+
+        p = typed("~/train.py")  # bash makes it /root/train.py
+        out = " ".join(p.stdout.split())
+        assert p.returncode == 1, p.stdout + p.stderr
+        assert "FAIL files.parity /root/train.py is unreadable (Permission denied) on every node (n[1-2])" in out
+        assert ("/root/train.py is in a home folder that is none of the nodes' login homes ('%s/home-n[1-2]'): a ~ "
+                "your shell expanded names this machine's home; quote it, --same '~/train.py', and each node reads "
+                "its own" % c.base) in out
+        assert "copy /root/train.py to every node" not in out
+        p = typed("'~/train.py'")  # what the fix says: each node's own home
+        out = " ".join(p.stdout.split())
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert "PASS files.parity identical on every node: ~/train.py (sha256 " in out
+    finally:
+        c.cleanup()
