@@ -259,3 +259,34 @@ def test_matching_widths_are_left(kb):
     # equal inner sizes cannot be this refusal: no reading
     for c in _root(kb, "RuntimeError: mat1 and mat2 shapes cannot be multiplied (32x256 and 256x10)")["causes"]:
         assert "input features" not in c["text"] or "built for" not in c["text"]
+
+
+# --- a view whose sizes do not fit the element count (aten/src/ATen/InferSize.h infer_size_impl) ---
+
+def _view_tb(shape, n, prefix=""):
+    return "".join(prefix + ln + "\n" for ln in (
+        "Traceback (most recent call last):", '  File "/home/u/proj/train_tp.py", line 44, in forward',
+        "    q = self.wq(x).view(bsz, seqlen, self.n_heads, self.head_dim)",
+        "RuntimeError: shape '%s' is invalid for input of size %d" % (shape, n)))
+
+
+def test_view_k_times_too_large_on_a_rank_is_the_local_heads(kb):
+    # P10's numbers: [8, 256, 8, 64] = 1048576 over a rank's 524288 (ColwiseParallel over 2 ranks)
+    text, fix = _first(kb, _view_tb("[8, 256, 8, 64]", 524288, "[rank0]: "))
+    assert "1/2 of that" in text and "this rank's shard" in text
+    assert "n_heads // tp_size" in fix
+
+
+def test_view_k_times_too_large_without_ranks_names_no_tp(kb):
+    text, fix = _first(kb, _view_tb("[8, 256, 8, 64]", 524288))
+    assert "1/2 of that" in text and "tensor parallel" not in fix
+
+
+def test_view_minus_one_below_one_head_on_a_rank(kb):
+    text, fix = _first(kb, _view_tb("[1, 8192, -1, 128]", 524288, "[rank3]: "))
+    assert "would be 1/2" in text and "n_kv_heads" in fix
+
+
+def test_view_missing_dimension(kb):
+    text, fix = _first(kb, _view_tb("[8, 64]", 4096))
+    assert "8 times that" in text and "-1" in fix

@@ -420,8 +420,66 @@ _CONV = re.compile(r"Given groups=(\d{1,6}), weight of size \[(\d{1,9}), (\d{1,9
                    r"input\[[\d, ]{1,60}\] to have (\d{1,9}) channels, but got (\d{1,9}) channels instead")
 
 
+# aten/src/ATen/InferSize.h infer_size_impl: "shape '[d0, d1, ...]' is invalid for input of size N" (view / reshape:
+# the sizes' product must be N; one -1 stands for N / the product of the others)
+_VIEW = re.compile(r"shape '\[(-?\d{1,9}(?:, ?-?\d{1,9}){0,11})\]' is invalid for input of size (\d{1,15})")
+
+
+def _view(msg, tbr):
+    m = _VIEW.search(msg)
+    if not m:
+        return None
+    dims, n = [int(x) for x in m.group(1).split(",")], int(m.group(2))
+    known = 1
+    for d in dims:
+        if d > 0:
+            known *= d
+    if known <= 0 or n <= 0 or dims.count(-1) > 1 or any(d == 0 or d < -1 for d in dims):
+        return None
+    shape = "[%s]" % ", ".join(str(d) for d in dims)
+    ranked = tbr is not None and tbr.get("rank") is not None
+    tp = ("; under tensor parallelism each rank holds 1/%d of the heads or features after ColwiseParallel / "
+          "RowwiseParallel: view with the local count, n_heads // tp_size (torch's TP tutorial sets "
+          "attention.n_heads //= tp_mesh.size() after parallelize_module)" if ranked else "")
+    if -1 in dims and known > n and known % n == 0 and ranked:
+        k = known // n
+        return ("The view %s cannot split this rank's %d elements: the sizes other than -1 multiply to %d, %d times "
+                "more, so the -1 dimension would be 1/%d - this rank holds less than one unit of it (one head): more "
+                "tensor-parallel ranks than heads." % (shape, n, known, k, k),
+                "make the tensor-parallel degree divide the number of heads and of key/value heads (n_heads and "
+                "n_kv_heads, num_key_value_heads): a TP size of at most n_kv_heads, or replicate the kv heads; "
+                "each rank then views its local count, n_kv_heads // tp_size")
+    if -1 in dims:
+        return ("The view %s cannot split the tensor's %d elements: the sizes other than -1 multiply to %d, which "
+                "does not divide %d - one of them is not the tensor's (a config value such as the heads or the hidden "
+                "size that this tensor does not have)." % (shape, n, known, n),
+                "compute the sizes from the tensor itself (x.size(i)) instead of a config value, and check which one "
+                "differs: %d elements over %d" % (n, known))
+    if known > n and known % n == 0:
+        k = known // n
+        return ("The view %s asks for %d elements and the tensor holds %d, 1/%d of that: one size of the view is %d "
+                "times what this tensor has%s." % (shape, known, n, k, k,
+                                                  " (this rank's shard of it)" if ranked else ""),
+                "write the sizes from the tensor (x.size(i), or -1 for the one that varies) instead of the full model's "
+                "value%s" % ((tp % k) if tp else ""))
+    if n > known and n % known == 0:
+        k = n // known
+        return ("The view %s asks for %d elements and the tensor holds %d, %d times that: the view leaves out a "
+                "dimension of size %d (a batch or sequence dimension, or a doubled hidden size)." % (
+                    shape, known, n, k, k),
+                "keep that dimension in the view: -1 for the one that varies (x.view(-1, ...)), or the sizes from the "
+                "tensor (x.size(i))")
+    return ("The view %s asks for %d elements and the tensor holds %d: no integer factor joins them, so a size of the "
+            "view comes from a config that does not fit this tensor." % (shape, known, n),
+            "compute the sizes from the tensor itself (x.size(i), -1 for one of them) and print x.shape just before "
+            "the view to see which one differs")
+
+
 def _shapes(msg, tbr, whole):
     """(text, fix) for a Linear or a convolution whose input has another width than the layer was built for."""
+    got = _view(msg, tbr)
+    if got:
+        return got
     m = _MATMUL.search(msg)
     if m:
         a, b, c, d = (int(x) for x in m.groups())
