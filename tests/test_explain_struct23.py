@@ -59,6 +59,27 @@ def test_a_builtin_class_alone_is_a_library_check_with_its_neighbours(kb):
     assert explain.exit_code(r) == 0 and not r["errors"] and not r["triage"]
 
 
+def test_a_line_whose_matched_site_was_set_aside_is_still_read(kb):
+    # AD's huggingface/trl#2826: TRL's ValueError matched a torch site that rootguard set aside (another library
+    # raised it); the line was then unanswered
+    r = _res(seen_text("ad-trl2826-grpo-vllm-device-single-gpu"), kb)
+    assert r["verdict"] == "likely_cause" and r["root"] == "code.library_error"
+
+
+def test_only_a_known_warning_line_is_held_back(kb):
+    # judge() reads a line an error entry matched but analyze set aside; a line a warning entry knows (libibverbs'
+    # provider warning, rdma.libibverbs_warning) stays that warning's, and a plain exception line is free
+    from gpudoctor.explain.scan import Scan, scan_stream
+    import io
+
+    text = "libibverbs: Warning: couldn't load driver 'libmlx4-rdmav34.so'\nValueError: bad value\n"
+    scan = Scan()
+    scan_stream(io.BytesIO(text.encode()), kb, scan, "x")
+    assert lastresort._known(scan, kb) == {1}
+    r = _res(text, kb)
+    assert r["verdict"] == "likely_cause" and r["findings"][0]["matches"][0]["line"] == 2
+
+
 @pytest.mark.parametrize("line, family", [
     ("TypeError: forward() got an unexpected keyword argument 'labels'\n", "code.lib_api_version"),
     ("TypeError: __init__() takes 2 positional arguments but 3 were given\n", "code.lib_api_version"),

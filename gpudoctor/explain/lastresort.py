@@ -54,10 +54,13 @@ def _builtin(name):
     return isinstance(obj, type) and issubclass(obj, BaseException)
 
 
-def _known(scan):
+def _known(scan, kb=None):
+    """Lines a knowledge entry matched: with ``kb``, only a known warning's (judge(): on an 'unknown_error' answer the
+    entries that matched an error line were all set aside - another library's site, a guard - so the line is still
+    unanswered; a known warning's line is no failure)."""
     out = set()
     for eid, lines in scan.match_lines.items():
-        if not eid.startswith("_"):
+        if not eid.startswith("_") and (kb is None or (kb.by_id.get(eid) or {}).get("kind") == "warning"):
             out.update(lines)
     return out
 
@@ -91,14 +94,14 @@ def _package_of(path):
     return None
 
 
-def finding(scan, kb, structural_finding):
+def finding(scan, kb, structural_finding, known=None):
     """The family of an exception's line alone that nothing else answered (How sure: low); None else."""
     from gpudoctor.explain.provenance import _ran_past
 
     if scan.tracebacks:
         return None
     by = kb.by_id
-    known = _known(scan)
+    known = _known(scan) if known is None else known
     for h in scan.matches.get("_struct_exc", [])[:16]:
         if h.severity == "info" or h.line in known or _ran_past(scan, h.line):
             continue
@@ -193,13 +196,13 @@ _SYLOG = re.compile(r"^(?P<lvl>FATAL|ERROR): {3}(?P<msg>\S[^\n]{0,300})$")
 _DOCKERD = re.compile(r"(?:^|: )Error response from daemon: (?P<msg>\S[^\n]{0,300})")
 
 
-def program_finding(scan, kb, structural_finding):
+def program_finding(scan, kb, structural_finding, known=None):
     """The family of a failure line whose own form names the program that printed it (How sure: low); None else."""
     from gpudoctor.explain import runend, srunend
     from gpudoctor.explain.provenance import _ran_past
 
     by = kb.by_id
-    known = _known(scan)
+    known = _known(scan) if known is None else known
     for h in scan.errors[:64]:
         if h.line in known or _ran_past(scan, h.line):
             continue
@@ -248,7 +251,8 @@ def judge(result, scan, kb):
         return False
     from gpudoctor.explain.analyze import _structural_finding
 
-    f = finding(scan, kb, _structural_finding) or program_finding(scan, kb, _structural_finding)
+    known = _known(scan, kb)
+    f = finding(scan, kb, _structural_finding, known) or program_finding(scan, kb, _structural_finding, known)
     if f is None:
         return False
     result.update(verdict="root_cause", matched=True, root=f["id"], findings=[f], errors=[], triage=[])
