@@ -180,3 +180,31 @@ def test_torchrun_cases_against_torch(flags):
     except InputError:
         ours_ok = False
     assert ours_ok == torch_ok
+
+
+# ------------------------------------------------------------------ DeepSpeed hostfiles
+# Expected: deepspeed 0.19.8 runner.fetch_hostfile (open().readlines(): universal newlines) + _parse_hostfile.
+
+@pytest.mark.parametrize("text,want", [
+    ("worker-0 slots=1\x0bworker-1 slots=8\n", [("worker-0", 1)]),  # one line: \v is no line end to readlines()
+    ("worker-0 slots=1\x0cworker-1 slots=8\n", [("worker-0", 1)]),
+    ("worker-0 slots=1\x85worker-1 slots=8\n", [("worker-0", 1)]),
+    ("worker-0 slots=1\rworker-1 slots=8\r\n", [("worker-0", 1), ("worker-1", 8)]),
+])
+def test_deepspeed_hostfile_lines_end_where_readlines_ends_them(text, want):
+    assert hostfiles.deepspeed(text, "hf") == want
+
+
+try:
+    from deepspeed.launcher import runner as _DS_RUNNER
+except Exception:  # pragma: no cover - deepspeed is not a dependency of gpudoctor
+    _DS_RUNNER = None
+
+
+@pytest.mark.skipif(_DS_RUNNER is None, reason="deepspeed is not installed here")
+@pytest.mark.parametrize("text", ["worker-0 slots=1\x0bworker-1 slots=8\n", "worker-0 slots=1\rworker-1 slots=8\r\n",
+                                  "a slots=2 # c\n\n#x\nb  slots=4\n"])
+def test_deepspeed_hostfile_against_deepspeed(tmp_path, text):
+    path = tmp_path / "hf"
+    path.write_bytes(text.encode())
+    assert list(_DS_RUNNER.fetch_hostfile(str(path)).items()) == hostfiles.deepspeed(text, "hf")

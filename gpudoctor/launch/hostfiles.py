@@ -67,7 +67,10 @@ def deepspeed(text, path):
     `^(\\S+)\\s+slots=(\\d+)` (anything after is ignored); a host listed twice, a bad line
     or no host at all raises ValueError."""
     out, seen = [], set()
-    for no, raw in enumerate(text.splitlines(), 1):
+    # fetch_hostfile: open(path).readlines(), universal newlines: a line ends at \n, \r\n or \r only, not at
+    # the \v, \f, \x1c-\x1e, \x85, \u2028 that str.splitlines() also breaks at (then it is one line, and
+    # the regex below ignores what follows the first `slots=N`)
+    for no, raw in enumerate(re.split(r"\r\n|\r|\n", text), 1):
         line = raw.strip()
         if line.startswith("#") or line == "":
             continue
