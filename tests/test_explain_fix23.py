@@ -290,3 +290,23 @@ def test_view_minus_one_below_one_head_on_a_rank(kb):
 def test_view_missing_dimension(kb):
     text, fix = _first(kb, _view_tb("[8, 64]", 4096))
     assert "8 times that" in text and "-1" in fix
+
+
+# --- an index past a dimension (IndexingUtils.h / ScatterGatherChecks.h) and F.one_hot's class check (Onehot.cpp) ---
+
+def test_one_hot_num_classes(kb):
+    text, fix = _first(kb, _read("one_hot_class_5_of_5.log"))
+    assert "F.one_hot got a class value >= num_classes" in text
+    assert "num_classes = int(labels.max()) + 1" in fix
+
+
+def test_index_equal_to_size_is_off_by_one(kb):
+    text, fix = _first(kb, _read("index_5_of_size_5.log"))
+    assert "equals the size 5 of dimension 0" in text and "0..4" in text
+    assert "at least 6" in fix and "idx - 1" in fix
+
+
+def test_scatter_of_class_labels(kb):
+    text, fix = _first(kb, _read("scatter_index_3_of_size_3.log"))
+    assert "`out.scatter_(1, idx, 1.0)`" in text
+    assert "4 entries along dimension 1" in fix and "num_classes = labels.max() + 1" in fix

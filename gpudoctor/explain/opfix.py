@@ -241,6 +241,55 @@ def _targets(msg, tbr, whole):
                                                   size))
 
 
+# ATen's CPU index checks: "index I is out of bounds for dimension D with size S" (native/IndexingUtils.h /
+# TensorAdvancedIndexing.cpp for tensor[idx], index_select; native/ScatterGatherChecks.h for scatter / gather) and
+# F.one_hot's (native/Onehot.cpp): "Class values must be smaller than num_classes." / "Class values must be
+# non-negative."
+_BOUNDS = re.compile(r"index (-?\d{1,15}) is out of bounds for dimension (\d{1,3}) with size (\d{1,15})")
+_ONE_HOT = re.compile(r"Class values must be (smaller than num_classes|non-negative)")
+
+
+def _index_bounds(msg, tbr, whole):
+    """(text, fix) for an index past a dimension's size, with the numbers; or F.one_hot's class check."""
+    uf = _user(tbr)
+    where = (" (your line %s:%d `%s`)" % (uf["file"].replace("\\", "/").rsplit("/", 1)[-1], uf["line"],
+                                         userline.quote(uf["src"]))) if uf else ""
+    oh = _ONE_HOT.search(msg)
+    if oh:
+        if oh.group(1) == "non-negative":
+            return ("F.one_hot got a negative class value%s: a padding or 'no label' value among the labels." % where,
+                    "drop or mask those labels before one_hot (labels[labels >= 0]), or map them to a class of their "
+                    "own")
+        return ("F.one_hot got a class value >= num_classes%s: the labels reach a class the count given leaves out "
+                "(more classes in the data than num_classes, or labels counted from 1)." % where,
+                "pass the real class count, num_classes = int(labels.max()) + 1 at least (or the dataset's number of "
+                "classes); if the labels count from 1, use labels - 1")
+    m = _BOUNDS.search(msg)
+    if not m:
+        return None
+    i, dim, size = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    src = uf["src"] if uf else ""
+    classes = bool(re.search(r"scatter|one_hot|gather|labels?|targets?|class", src))
+    if i < 0:
+        return ("The index %d is below -%d%s: a negative value (a padding or 'no label' -1 read as an index from the "
+                "end reaches past the start only below -size)." % (i, size, where),
+                "drop or mask the negative values before indexing (idx[idx >= 0]), or give them a valid index")
+    if i == size:
+        text = ("The index %d equals the size %d of dimension %d%s: valid indices are 0..%d, so this is an off by "
+                "one - a count or a length used as an index, or values counted from 1." % (i, size, dim, where,
+                                                                                     size - 1))
+    else:
+        text = ("The index %d is past the size %d of dimension %d%s: the indices come from a larger table than the "
+                "one indexed (ids of another vocabulary or dataset, %s)." % (
+                    i, size, dim, where, "labels of more classes than the tensor has" if classes else
+                    "positions of a longer sequence"))
+    fix = ("make the indexed size cover the values: %s; or bring the indices into 0..%d (values counted from 1: "
+           "idx - 1); assert idx.max() < x.size(%d) before the call" % (
+               "build it with %d entries along dimension %d (for class labels: num_classes = labels.max() + 1)" % (
+                   i + 1, dim) if classes else "a dimension of at least %d" % (i + 1), size - 1, dim))
+    return text, fix
+
+
 _MINUS_ONE = re.compile(r"(?:got:? |of |size |dimension |= ?|is |\()-1\b(?![.\d\]])")
 _USES_RANK = re.compile(r"(?i)\b\w{0,30}(?:world_size|_size|_world|nranks|num_ranks|ranks?|group)\w{0,20}\b|"
                         r"get_world_size\(|get_rank\(")
@@ -525,6 +574,8 @@ _READERS = (
     ("cuda.device_assert", _targets),
     ("code.exception", _targets),
     ("code.exception", _non_member),
+    ("code.exception", _index_bounds),
+    ("usercode.index_out_of_range", _index_bounds),
     ("usercode.shape_mismatch", _shapes),
     ("code.exception", _shapes),
     ("code.", _spawn_args),
