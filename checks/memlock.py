@@ -93,10 +93,12 @@ def memlock(facts, config):
         yield NA("memlock is %s, but this node has no RDMA device or RDMA driver loaded (NCCL uses sockets)"
                  % observed)
         return
+    fix = fix_for(container, in_slurm(facts))
+    if lim["hard"] == "unlimited":  # only the soft limit is low: the job raises it itself (setrlimit(2))
+        fix = "job script:  ulimit -l unlimited   (the hard limit allows it: no root needed)\n" + fix
     if devices:
         yield Finding.error("memlock is %s while RDMA devices exist (%s): ibv_reg_mr will fail"
-                            % (observed, ", ".join(devices)), observed=observed, expected="unlimited",
-                            fix=fix_for(container, in_slurm(facts)))
+                            % (observed, ", ".join(devices)), observed=observed, expected="unlimited", fix=fix)
     else:
         yield Finding.warning("memlock is %s; NCCL over RDMA needs it unlimited" % observed,
-                              observed=observed, expected="unlimited", fix=fix_for(container, in_slurm(facts)))
+                              observed=observed, expected="unlimited", fix=fix)

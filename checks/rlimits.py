@@ -64,7 +64,34 @@ def show(key, v):
     return "%d s" % v if key == "cpu" else str(v)
 
 
-def fix_for(key, container, floor):
+def soft_up_to_hard(floor, hard, want):
+    """The value a soft limit can be raised to that the hard limit already allows (soft 1024, hard 524288: a
+    login's default nofile under systemd; soft 1024, hard 20000 in a container), else None. Any process may raise
+    its soft limit up to its hard one (setrlimit(2): "an unprivileged process may set only its soft limit to a
+    value in the range from 0 up to the hard limit"), in the job's shell or launch script: no root, no new
+    container, no log-in again."""
+    if floor is None:  # the limit must go: only an unlimited hard limit lets it
+        return "unlimited" if hard == "unlimited" else None
+    if hard == "unlimited" or hard >= int(want):
+        return want
+    return str(hard) if hard >= floor else None  # past the floor but below the usual value: as high as it goes
+
+
+# the fix's line for a soft limit the hard one lets the job raise itself
+RAISE = "job script:  ulimit %s %s   (the hard limit allows it: no root needed)"
+
+
+def fix_for(key, container, floor, hard=None):
+    opt = PLACES[key][1]
+    want = "unlimited" if floor is None else "65536"
+    value = soft_up_to_hard(floor, hard, want) if hard is not None else None
+    lines = _fix_for(key, container, floor).splitlines()
+    if value:  # first, in place of the host's own job-script line (a container's runtime line follows)
+        lines = [RAISE % (opt, value)] + [x for x in lines if not x.startswith("job script:")]
+    return "\n".join(lines)
+
+
+def _fix_for(key, container, floor):
     rl, opt, item, unit, ulim, slurm = PLACES[key]
     want = "unlimited" if floor is None else "65536"
     if container in ("kubernetes", "kubepods", "containerd"):
@@ -114,7 +141,7 @@ def process_limits(facts, config):
         observed = "soft %s, hard %s" % (show(key, soft), show(key, hard))
         expected = "unlimited" if floor is None else ">= %d" % floor
         yield Finding(severity=sev, message="%s (ulimit %s) is %s: %s" % (rl, opt, observed, breaks),
-                      observed=observed, expected=expected, fix=fix_for(key, container, floor))
+                      observed=observed, expected=expected, fix=fix_for(key, container, floor, hard))
     if bad:
         yield Finding.info("not judged: the facts' %s limit is not a number or 'unlimited'" % ", ".join(bad))
     missing = [k for k in JUDGED if k in absent]

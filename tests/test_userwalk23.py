@@ -172,3 +172,49 @@ def test_same_with_a_tilde_the_shell_expanded_says_to_quote_it():
         assert "PASS files.parity identical on every node: ~/train.py (sha256 " in out
     finally:
         c.cleanup()
+
+
+def test_a_soft_limit_below_its_hard_one_is_raised_by_the_job_itself(tmp_path):
+    """As a non-root user (useradd; soft nofile 1024, hard 20000 in this container) check said 'RLIMIT_NOFILE is
+    soft 1024, hard 20000' with the fix 'docker run --ulimit nofile=65536:65536 ...' (a new container, root), or on a
+    host 'ulimit -n 65536', which that hard limit refuses. Any process may raise its soft limit up to its hard one
+    (setrlimit(2)): the first fix line now does it, with a value the hard limit allows. The line is pasted into real
+    bash as an unprivileged user under those limits, and `ulimit -n` after it is that value. memlock's fix gets the
+    same line when its hard limit is unlimited (saved facts: this container may not raise a hard limit)."""
+    import json
+    import resource
+    import shutil
+
+    import pytest
+
+    import sshcluster
+
+    if os.geteuid() != 0 or shutil.which("bash") is None:
+        pytest.skip("needs root (to run bash as an unprivileged user) and bash")
+    user = sshcluster.ensure_user()
+
+    def limited(drop=False):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 20000))
+        if drop:
+            os.setgid(user.pw_gid)
+            os.setuid(user.pw_uid)
+
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--select", "limits.process", "--no-history"],
+                       capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120, preexec_fn=limited)
+    assert p.returncode == 0 and "RLIMIT_NOFILE (ulimit -n) is soft 1024, hard 20000" in " ".join(p.stdout.split())
+    fixes = [line.strip() for line in p.stdout.splitlines() if line.startswith("       ")]
+    assert fixes[0] == "job script:  ulimit -n 20000   (the hard limit allows it: no root needed)", p.stdout
+    assert not any(x.startswith("job script:") for x in fixes[1:])  # one job-script line, not two
+    sh = subprocess.run(["bash", "--norc", "--noprofile", "-c", "ulimit -n 20000 && ulimit -n"], capture_output=True,
+                        text=True, timeout=30, cwd="/", env={"PATH": "/usr/bin:/bin"},
+                        preexec_fn=lambda: limited(drop=True))
+    assert sh.returncode == 0 and sh.stdout == "20000\n", (sh.stdout, sh.stderr)
+    doc = json.load(open(FACTS))
+    doc["limits"]["memlock"] = dict(doc["limits"]["memlock"], soft=1 << 20, hard="unlimited")
+    facts = tmp_path / "node.json"
+    facts.write_text(json.dumps(doc))
+    q = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", str(facts), "--select",
+                        "limits.memlock"], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120)
+    fixes = [line.strip() for line in q.stdout.splitlines() if line.startswith("       ")]
+    assert "memlock is soft 1.0 MiB, hard unlimited" in q.stdout and fixes[0] == (
+        "job script:  ulimit -l unlimited   (the hard limit allows it: no root needed)"), q.stdout
