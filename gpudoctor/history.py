@@ -114,6 +114,35 @@ def _private_dir(path, make=True):
             raise HistoryError("cannot make %s private: %s" % (path, exc.strerror or exc))
 
 
+def _safe_parents(folder):
+    """Every folder above the state directory, as written and as the kernel resolves it, belongs to root or to this
+    user, and none lets others rename its entries (world-writable without the sticky bit; /tmp's 1777 is fine): the
+    owner of a parent can move the state directory away between its check and the writes that follow and put a
+    symlink there, so that index.json, facts-*.json and key are written into another folder of ours (a folder named
+    by --state-dir under another user's project folder: docs/security.md 53.; OpenSSH's StrictModes asks the same
+    of ~/.ssh's parents, auth.c secure_filename). Group-writable parents are not judged (a user private group)."""
+    me = os.geteuid()
+    seen = set()
+    for start in (os.path.abspath(folder), os.path.realpath(folder)):
+        d = start
+        while d not in seen:
+            seen.add(d)
+            try:
+                st = os.lstat(d)
+            except OSError as exc:
+                raise HistoryError("cannot use %s: %s" % (d, exc.strerror or exc))
+            if st.st_uid not in (0, me):
+                raise HistoryError("%s, above the state directory, belongs to uid %d, who could move it away and "
+                                   "put a link there; give a folder of your own (--state-dir)" % (d, st.st_uid))
+            if stat.S_ISDIR(st.st_mode) and st.st_mode & 0o002 and not st.st_mode & stat.S_ISVTX:
+                raise HistoryError("%s, above the state directory, is writable by everyone (no sticky bit); give "
+                                   "a folder of your own (--state-dir)" % d)
+            up = os.path.dirname(d)
+            if up == d:
+                break
+            d = up
+
+
 def _read(path, limit=MAX_FILE_BYTES):
     """A file of ours, never through a symlink, bounded; None when absent. O_NONBLOCK: a FIFO
     planted in the state directory is refused below, never waited on (open(2) of a FIFO for
@@ -234,6 +263,7 @@ class Store(object):
         parent = os.path.dirname(root)
         if not os.path.isdir(parent):
             os.makedirs(parent, mode=0o755, exist_ok=True)
+        _safe_parents(parent)
         _private_dir(root)
         store = cls(root, **bounds)
         _private_dir(store.dir)

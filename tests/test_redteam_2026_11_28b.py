@@ -296,3 +296,30 @@ def test_plan_reads_a_reversed_bracket_range_as_bash_does(tmp_path, pattern, nod
     rc, out, err = _cli(["plan", str(script)], tmp_path)
     assert rc in (0, 1) and "internal error" not in err, err
     assert "--nnodes=%s" % nodes in out, out
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root (the test machine runs as root)")
+def test_a_state_directory_under_a_folder_another_user_controls_is_refused(tmp_path):
+    # 53.: history checked the state directory (ours, 0700, no symlink) but not the folders above it: their owner can
+    # rename the state directory between the check and the writes and put a symlink in its place, so that index.json,
+    # facts-*.json and key go into another folder of ours. A parent owned by another user, or world-writable without
+    # the sticky bit, is refused now (one line, exit 2); /tmp's 1777 and our own folders are used as before.
+    other = tmp_path / "project"  # another user's project folder
+    other.mkdir()
+    os.chown(str(other), 65534, 65534)
+    rc, out, err = _cli(["check", "--local", "--history", "--state-dir", str(other / "state")], tmp_path)
+    assert rc == 2 and "belongs to uid 65534" in err and not (other / "state").exists(), (rc, err)
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    open_dir.chmod(0o777)
+    rc, out, err = _cli(["check", "--local", "--history", "--state-dir", str(open_dir / "state")], tmp_path)
+    assert rc == 2 and "writable by everyone" in err, (rc, err)
+    link = tmp_path / "via"  # another user's folder reached through a link of ours: the folder it resolves to counts
+    link.symlink_to(other)
+    rc, out, err = _cli(["check", "--local", "--history", "--state-dir", str(link / "state")], tmp_path)
+    assert rc == 2 and "belongs to uid 65534" in err, (rc, err)
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    rc, out, err = _cli(["check", "--local", "--history", "--state-dir", str(sticky / "state")], tmp_path)
+    assert rc in (0, 1) and (sticky / "state" / "history").is_dir(), (rc, err)
