@@ -325,3 +325,47 @@ def test_srun_starting_more_torchrun_agents_than_nnodes_is_a_finding(tmp_path, n
         assert len(runs) == 2 and not any(w.startswith("--nnodes") for w in runs[0])
         mine = known(la.argv)[la.argv.index("torchrun"):]
         assert len(mine) == len(runs[0]) and all(m is None or m == w for m, w in zip(mine, runs[0]))
+
+
+# NVIDIA-NeMo/RL tools/external_gym_vllm/run_in_allocation.sh lines 336-339, 363, 386, 390, 396, 467 and 503 (a
+# here-document inside a command substitution, the leftover of launch22), then a launch line that passes it on: the
+# body's lines were read as the script's own commands (its `exit 1` would end the plan since an exit decided by
+# known values is followed), and the value was unknown
+# https://github.com/NVIDIA-NeMo/RL/blob/7ea279abfbeb698b092856d0dab61e7cf39bc909/tools/external_gym_vllm/run_in_allocation.sh
+RL_BODY = """STAGE=3
+VLLM_SERVER_BODY=$(cat <<'VLLM_SERVER_BODY_EOF'
+set -euo pipefail
+
+: "${POOL_PREFIX:?POOL_PREFIX is required}"
+# Match ray.sub's sub-ephemeral port layout. Some GB200 nodes use
+trap 'trap - EXIT; cleanup_replica; exit 143' TERM INT
+  HEAD_IP=$(hostname -I | awk '{ print $1 }')
+    exit 1
+  exit "${vllm_status}"
+VLLM_SERVER_BODY_EOF
+)
+ZERO=$(cat <<ZEOF
+    "zero_optimization": {"stage": ${STAGE}, "it's": "a \\"q\\" \\$X \\\\ $((1+2))"}
+ZEOF
+)
+TABS=$(cat <<-'EOF'
+\t\t$STAGE 'x'
+\tEOF
+)
+torchrun --nproc_per_node 2 t.py "$VLLM_SERVER_BODY" "$ZERO" "$TABS" "$(python3 - <<'PY'
+print(1)
+PY
+)"
+"""
+
+
+def test_a_here_document_inside_a_command_substitution_is_the_substitutions(tmp_path):
+    p = write(tmp_path, "run_in_allocation.sh", RL_BODY.replace("\\t", "\t"))
+    res = read_script(str(p), [], environ={})
+    (la,) = res.launches
+    assert la.line == 21 and not any("exit" in n for n in res.notes), res.notes
+    (real,) = [r for r in bash_argv(tmp_path, p) if r[0] == "torchrun"]
+    assert real[4].startswith("set -euo pipefail\n\n") and real[4].endswith('exit "${vllm_status}"')
+    assert real[5] == r'    "zero_optimization": {"stage": 3, "it' + "'" + r's": "a \"q\" $X \ 3"}'
+    assert real[6] == "$STAGE 'x'"
+    assert known(la.argv) == real[:7] + [None]  # python's output: known at run time only

@@ -235,14 +235,17 @@ def _logical_lines_q(text):
     lines = text.split("\n")
     out, i = [], 0
     while i < len(lines):
-        start, parts = i + 1, []
+        start, parts, inner = i + 1, [], []
         q, depth, opened = None, 0, None
         counting = bool(re.match(r"^\s*(?:export\s+|declare\s+-a\s+|local\s+)?" + NAME + r"\+?=\(", lines[i]))
+        sub = [0, None]
         while i < len(lines):
             line = lines[i]
             i += 1
             before = q
-            q, depth, comment = _scan(line, q, depth, counting)
+            opened_sub = sub[0]
+            sub[1] = 0 if opened_sub else None
+            q, depth, comment = _scan(line, q, depth, counting, sub)
             if q is not None and before is None:
                 opened = i  # the physical line a quote still open was opened on
             trailing = len(line) - len(line.rstrip("\\"))
@@ -252,11 +255,25 @@ def _logical_lines_q(text):
                 parts.append(line[:-1])  # backslash-newline: the next line continues this word
                 continue
             parts.append(line)
-            if q is None and not (counting and depth > 0):
+            if q is None and sub[0] > 0 and sub[1] is not None and "<<" in line[sub[1]:]:
+                # `X=$(cat <<EOF` ... `EOF` `)`: a here-document inside a command substitution is the
+                # substitution's (bash(1) Command Substitution); its body lines are no commands of the script. They
+                # are kept apart (inner, shown by a stand-in) so no quote in them is scanned
+                for word, strip in _heredoc_words(line[sub[1]:]):
+                    end = re.sub(r"""\\(.)|['"]""", lambda m: m.group(1) or "", word)
+                    body, first = [], i + 1
+                    while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != end:
+                        body.append(lines[i].lstrip("\t") if strip else lines[i])
+                        i += 1
+                    i += 1
+                    inner.append({"delim": end, "quoted": bool(re.search(r"""['"\\]""", word)),
+                                  "body": "\n".join(body) + "\n", "line": first, "inner": True})
+                    parts.append("\n%sH%d%s" % (MARK, len(inner) - 1, MARK))
+            if q is None and not (counting and depth > 0) and sub[0] <= 0:
                 break
             parts.append("\n")
         cur = "".join(parts)
-        docs = []
+        docs = list(inner)
         for word, strip in (_heredoc_words(cur) if "<<" in cur else []):
             # bash(1) Here Documents: the delimiter is the word after quote removal; any quoted
             # character in it means the body is not expanded; `<<-` strips leading tabs from the
@@ -291,13 +308,25 @@ def _heredoc_words(cur):
     return found[:MAX_HEREDOCS]
 
 
-def _scan(line, q, depth, count_parens):
+def _scan(line, q, depth, count_parens, sub=None):
     """The quote still open, the parenthesis depth after one physical line, and whether it ends in
-    a comment."""
+    a comment. sub: [the depth of $( still open outside quotes, where on this line the first one's text begins]
+    (a `$(cat <<EOF` whose here-document follows: _logical_lines_q)."""
     k, n = 0, len(line)
     while k < n:
         c = line[k]
         if q is None:
+            if sub is not None:
+                if c == "$" and line[k + 1:k + 2] == "(":
+                    sub[0] += 2 if line[k + 2:k + 3] == "(" else 1  # $(( )): both parentheses close it
+                    if sub[0] <= 2 and sub[1] is None:
+                        sub[1] = k + 2
+                    k += 3 if line[k + 2:k + 3] == "(" else 2
+                    continue
+                if c == "(" and sub[0] > 0:
+                    sub[0] += 1
+                elif c == ")" and sub[0] > 0:
+                    sub[0] -= 1
             if c == "\\":
                 k += 2
                 continue
@@ -619,6 +648,7 @@ class Reader:
         # followed (argdep on the frame)
         self.arg_reads = 0
         self.last_test_argdep = False
+        self.inner_docs = []  # the here-documents of `$(cat <<EOF ...)` substitutions (_logical_lines_q)
         self.gdep_now = False
         self.status = None  # with a guard: the and-or list's status so far (True/False, None: decided at run time)
         self.functions = {}  # name -> the tokens of its body
@@ -1347,7 +1377,10 @@ class Reader:
             self.nesting -= 1
 
     def _command_subst(self, cmd):
-        c = " ".join(cmd.split())
+        m = re.match(r"^\s*cat\s*<<-?\s*\S+\s*\n" + MARK + r"H(\d+)" + MARK + r"\s*$", cmd)
+        if m and int(m.group(1)) < len(self.inner_docs):
+            return self._inner_doc(self.inner_docs[int(m.group(1))])
+        c = " ".join(re.sub(MARK + r"H\d+" + MARK, "...", cmd).split())
         if re.search(r"scontrol\s+show\s+hostnames?\b", c):
             if re.search(r"\|\s*head\s+(-n\s*1|-1|--lines=1)\b", c):
                 return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the first node of the allocation", host=True)
@@ -1386,6 +1419,24 @@ class Reader:
         if known is not None:
             return known
         return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the output of a command at run time")
+
+    def _inner_doc(self, doc):
+        """$(cat <<EOF ... EOF): the here-document's text (bash(1) Here Documents: expanded unless its delimiter is
+        quoted; `\\` quotes only \\, $, ` and a newline), less its trailing newlines (Command Substitution)."""
+        body = doc["body"]
+        if not doc["quoted"]:
+            out, i, n = [], 0, len(body)
+            while i < n:  # the same text as a double-quoted word: a bare " is literal here, \" keeps its \\
+                c = body[i]
+                if c == "\\" and i + 1 < n:
+                    out.append(c + body[i + 1] if body[i + 1] in "$`\\\n" else
+                               "\\\\\\\"" if body[i + 1] == '"' else c + body[i + 1])
+                    i += 2
+                    continue
+                out.append('\\"' if c == '"' else c)
+                i += 1
+            body = " ".join(self.expand('"%s"' % "".join(out), split=False))
+        return body.rstrip("\n")
 
     def _path_subst(self, cmd):
         """$(dirname W), $(basename W [SUFFIX]), $(cd W && pwd), $(realpath W), $(readlink -f W) of a known word W, as
@@ -1619,7 +1670,12 @@ class Reader:
                         "quote", "" if last == first else " (quotes pair up from there; the one left open is on "
                                                           "line %d)" % last, unclosed[1][-1], first))
                 break
-            toks, docs = lex(logical), list(docs)
+            subdocs = [d for d in docs if d.get("inner")]
+            if subdocs:  # a here-document of a `$(cat <<EOF ...)`: numbered for this reader (_command_subst)
+                logical = re.sub(MARK + r"H(\d+)" + MARK, lambda m: "%sH%d%s" % (
+                    MARK, len(self.inner_docs) + int(m.group(1)), MARK), logical)
+                self.inner_docs.extend(subdocs)
+            toks, docs = lex(logical), [d for d in docs if not d.get("inner")]
             for k, (kind, t) in enumerate(toks):
                 if kind == "op" and t in ("heredoc", "heredoc-") and docs:
                     toks[k] = ("op", ("heredoc", docs.pop(0)))  # the body travels with its command
