@@ -202,6 +202,10 @@ def read_facts_file(path, node_map=False):
     """One node's facts (or a gpudoctor.node/1 record) from a file; with ``node_map`` also the
     {host: facts} document of several nodes, returned as {"nodes": {host: facts or None ...}}."""
     data = read_input(path, "facts", limit=MAX_FACTS_BYTES)
+    if not data.strip():  # a `facts -o FILE` cut short, a redirect that failed: 'Expecting value: line 1 column 1'
+        raise InputError("%s is empty (%s): it holds no facts (a `gpudoctor facts > FILE` that failed leaves one); "
+                         "save them with gpudoctor facts -o FILE" % (
+                             path, "0 bytes" if not data else "%d bytes of blank space" % len(data)))
     try:
         doc = json.loads(data.decode("utf-8"), parse_constant=_no_constant, parse_int=_bounded_int,
                          object_pairs_hook=unique_pairs)

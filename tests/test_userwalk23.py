@@ -218,3 +218,28 @@ def test_a_soft_limit_below_its_hard_one_is_raised_by_the_job_itself(tmp_path):
     fixes = [line.strip() for line in q.stdout.splitlines() if line.startswith("       ")]
     assert "memlock is soft 1.0 MiB, hard unlimited" in q.stdout and fixes[0] == (
         "job script:  ulimit -l unlimited   (the hard limit allows it: no root needed)"), q.stdout
+
+
+def test_facts_from_a_failed_redirect_are_said_to_be_empty(tmp_path):
+    """`gpudoctor facts --hosts hf > all.json` that failed (a bad hostfile: exit 2) leaves an empty all.json; `check
+    --facts all.json` (and diff, watch --facts, explain --facts) then said 'all.json is not valid JSON: Expecting
+    value: line 1 column 1 (char 0)'. It says the file is empty and how facts are saved."""
+    bad = tmp_path / "hf"
+    bad.write_text("")
+    out = tmp_path / "all.json"
+    with open(str(out), "w") as f:  # the shell's redirect, made real
+        p = subprocess.run([sys.executable, "-m", "gpudoctor", "facts", "--hosts", str(bad)], stdout=f,
+                           stderr=subprocess.PIPE, text=True, env=_env(), cwd=ROOT, timeout=120)
+    assert p.returncode == 2 and out.read_bytes() == b""
+    want = ("gpudoctor: error: %s is empty (0 bytes): it holds no facts (a `gpudoctor facts > FILE` that failed "
+            "leaves one); save them with gpudoctor facts -o FILE\n" % out)
+    for argv in (["check", "--facts", str(out)], ["diff", FACTS, str(out)], ["watch", "--facts", str(out)],
+                 ["explain", "--facts", str(out), "NCCL WARN Bootstrap : no socket interface found"]):
+        q = subprocess.run([sys.executable, "-m", "gpudoctor"] + argv, capture_output=True, text=True, env=_env(),
+                           cwd=ROOT, timeout=120)
+        assert q.returncode == 2 and q.stderr == want and q.stdout == "", (argv, q.stderr)
+    blank = tmp_path / "blank.json"
+    blank.write_text("\n \n")
+    q = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", str(blank)], capture_output=True,
+                       text=True, env=_env(), cwd=ROOT, timeout=120)
+    assert q.returncode == 2 and "is empty (3 bytes of blank space)" in q.stderr
