@@ -125,6 +125,12 @@ UV_VALUE = ("--extra", "--no-extra", "--group", "--no-group", "--only-group", "-
             "--extra-index-url", "--find-links", "-f", "--index-strategy", "--keyring-provider", "--resolution",
             "--prerelease", "--fork-strategy", "--exclude-newer", "--python", "-p", "--python-platform", "--directory",
             "--project", "--config-file", "--cache-dir", "--color", "--allow-insecure-host", "--config-setting", "-C")
+# gantry run [OPTIONS] -- COMMAND (allenai/beaker-gantry: COMMAND runs in a Beaker job): record, then run COMMAND
+GANTRY = """#!/bin/bash
+printf '%s\\037' gantry "$@" >> "$REC"; printf '\\036' >> "$REC"
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done
+[ $# -gt 0 ] && shift && exec "$@"
+"""
 # sbatch with no script operand reads the batch script from its stdin (`sbatch <<EOF`): run it
 SBATCH = """#!/bin/bash
 printf '%s\\037' sbatch "$@" >> "$REC"; printf '\\036' >> "$REC"
@@ -143,6 +149,13 @@ ARGS = {
     "awsome_distributed_training__3.test_cases_pytorch_deepspeed_examples_megatron_deepspeed_finetune_hf_llama_scripts_finetune_llama.sbatch": ["finetune"],
     "Megatron_LM__examples_gptoss_02_train.sh": ["--checkpoint-path", "ckpt"],
     "Megatron_LM__examples_inference_run_inference_server.sh": ["--hf-token", "hf_x", "--hf-home", "hfh", "--checkpoint", "ckpt"],
+    # round 4 (launch23): what the scripts' own usage asks for
+    "InternEvo__ci_scripts_data_tokenizer_chinese.sh": ["job"],
+    "InternEvo__ci_scripts_train_slurm_train.sh": ["job"],
+    "InternEvo__ci_scripts_train_torchrun.sh": ["job"],
+    "MiniCPM-V__eval_mm_vlmevalkit_scripts_run_inference.sh": ["MiniCPM-o-2_6", "MMMU_DEV_VAL"],
+    "OLMo__scripts_augusta_peteish13-seed-anneal.sh": ["leader", "0", "42"],
+    "OLMo__scripts_beaker_peteish_peteish7-anneal.sh": ["leader", "2", "0"],
 }
 # what the script needs on the machine before bash can reach its launch line: files made in
 # the working directory (the script's own cwd), the environment a user's login gives
@@ -177,6 +190,30 @@ SETUP = {
     "Megatron_LM__examples_llama_train_llama3_8b_h100_fp8.sh": dict(files=["pretrain_gpt.py"]),
     "bigscience__jz_slurm_meg-gpt2-multi-node.slurm": dict(env=SIX, files=["start-prod", "start-user", "code/megatron-lm/x"]),
     "bigscience__jz_slurm_hf-ds-gpt2-multi-node.slurm": dict(env=SIX, files=["start-prod", "start-user", "code/transformers/x"]),
+    # round 4 (launch23)
+    **{n: dict(env=dict(GITHUB_WORKSPACE="W", CLEAN_PATH="W", SLURM_PARTITION="p", DATA_VOLUME="W"),
+               files=["ci_scripts/common/variables.sh", "ci_scripts/common/basic_func.sh"])
+       for n in ("InternEvo__ci_scripts_data_tokenizer_chinese.sh", "InternEvo__ci_scripts_train_slurm_train.sh",
+                 "InternEvo__ci_scripts_train_torchrun.sh")},
+    **{n: dict(copy=[("fix23/OLMo-core__src_scripts_lambda_entrypoint.sh", "src/scripts/lambda/entrypoint.sh")],
+               files=["src/scripts/lambda/healthchecks.sh"], env=dict(SLURM_NNODES="2"))
+       for n in ("OLMo-core__src_scripts_lambda_slurm-baseline-ladder-tune-lr.sbatch",
+                 "OLMo-core__src_scripts_lambda_slurm-test-job.sbatch")},
+    "NeMo-Aligner__tests_functional_kd.sh": dict(env=dict(PRETRAINED_CHECKPOINT_NEMO_FILE="m.nemo")),
+    "NeMo-Aligner__tests_functional_rm.sh": dict(env=dict(PRETRAINED_CHECKPOINT_NEMO_FILE="m.nemo")),
+    # the nvidia-smi stub prints no GPU: the unit tests want two
+    "NeMo-Aligner__tests_run_mpi_unit.sh": dict(subst=[("$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)",
+                                                        "2")]),
+    # it clones the repository into a fresh directory and makes a venv there (pip and git are stubs here)
+    "trlx__scripts_benchmark.sh": dict(subst=[(". venv/bin/activate", "true")]),
+    # set -u, set -e: what a Beaker job's environment gives (https://beaker-docs.apps.allenai.org/)
+    "OLMo__scripts_augusta_peteish13-seed-anneal.sh": dict(env=dict(LD_LIBRARY_PATH="", GANTRY_TASK_NAME="t",
+                                                                    BEAKER_REPLICA_COUNT="2", AWS_CONFIG="c",
+                                                                    AWS_CREDENTIALS="c"),
+                                                           subst=[("SAVE_FOLDER=/data/", "SAVE_FOLDER=./data/")]),
+    "OLMo__scripts_beaker_peteish_peteish7-anneal.sh": dict(env=dict(AWS_CONFIG="c", AWS_CREDENTIALS="c",
+                                                                     GANTRY_TASK_NAME="t")),
+    "OLMo__scripts_beaker_annealing_launch_annealing_jupiter.sh": dict(files=["scripts/beaker/warm_hf_cache.sh"]),
     "bigscience__experiments_bandwidth_all_reduce_bench-a100-n4.slurm": dict(
         env=SIX, files=["code/tr11-176B-ml/bigscience/train/tr11-176B-ml/start-tr11-176B-ml"]),
 }
@@ -187,7 +224,7 @@ def real(path, args, alloc, setup=None, d=None):
     os.chmod(d, 0o777)
     os.mkdir(os.path.join(d, "bin"))
     for name, text in [(n, lc._STUB) for n in STUBS] + \
-            [("srun", srun_stub()), ("sbatch", SBATCH), ("uv", UV_STUB % (sorted(UV_VALUE),)), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
+            [("srun", srun_stub()), ("sbatch", SBATCH), ("gantry", GANTRY), ("uv", UV_STUB % (sorted(UV_VALUE),)), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
         with open(os.path.join(d, "bin", name), "w") as f:
             f.write(text)
         os.chmod(os.path.join(d, "bin", name), 0o755)
@@ -212,6 +249,11 @@ def real(path, args, alloc, setup=None, d=None):
         os.makedirs(os.path.dirname(fp), exist_ok=True)
         with open(fp, "w") as f:
             f.write(lc._STUB if "/bin/" in fn else "")
+        os.chmod(fp, 0o755)
+    for src, fn in setup.get("copy", []):  # another script of the same set, where the script runs it (round 4)
+        fp = os.path.join(work, fn)
+        os.makedirs(os.path.dirname(fp), exist_ok=True)
+        shutil.copyfile(os.path.join(HERE, src), fp)
         os.chmod(fp, 0o755)
     subprocess.run(["chown", "-R", "65534:65534", work])
     # a directory on the cluster (cd /gpfs/...): bash goes on where it is, as if it were there
