@@ -208,3 +208,67 @@ def test_deepspeed_hostfile_against_deepspeed(tmp_path, text):
     path = tmp_path / "hf"
     path.write_bytes(text.encode())
     assert list(_DS_RUNNER.fetch_hostfile(str(path)).items()) == hostfiles.deepspeed(text, "hf")
+
+
+# ------------------------------------------------------------------ accelerate launch
+# Expected: accelerate 1.15.0 with torch 2.13.0+cpu, `accelerate launch --config_file C ... train.py` run for real
+# with torch.distributed.run.run and subprocess.Popen caught (commands/launch.py launch_command: simple_launcher
+# unless a distributed type or flag picks another; utils/launch.py prepare_simple_launcher_cmd_env /
+# prepare_multi_gpu_env).
+
+def _acc(tmp_path, config, flags=""):
+    (tmp_path / "c.yaml").write_text(config)
+    (tmp_path / "train.py").write_text("print(1)\n")
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(str(tmp_path))
+    try:
+        return _plan("accelerate launch --config_file c.yaml %s train.py" % flags)
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.mark.parametrize("config", [
+    "distributed_type: 'NO'\nnum_processes: 4\n",  # real: Popen([python, train.py]): one process
+    "distributed_type: NO\nnum_processes: 4\n",  # YAML false: kept by ClusterConfig, same launcher
+    "distributed_type: MULTI_CPU\nnum_processes: 8\nuse_cpu: true\n",
+])
+def test_accelerate_config_without_a_distributed_launcher_runs_the_script_once(tmp_path, config):
+    p = _acc(tmp_path, config)
+    assert (p.nproc_per_node, p.world_min) == (1, 1)
+    assert any("runs the script once" in n for n in p.notes)
+
+
+@pytest.mark.parametrize("config,flags", [
+    ("distributed_type: MULTI_CPU\nnum_machines: 2\nnum_processes: 2\n", ""),
+    ("distributed_type: 'NO'\n", "--num_machines 2"),
+    ("distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 2\n", "--cpu"),
+    ("distributed_type: MULTI_CPU\nnum_machines: 2\nmain_process_ip: 10.0.0.1\nnum_processes: 2\n", ""),  # no port
+])
+def test_accelerate_simple_launcher_on_several_machines_needs_ip_and_port(tmp_path, config, flags):
+    # prepare_simple_launcher_cmd_env: assert args.main_process_ip is not None (then the port)
+    with pytest.raises(InputError) as e:
+        _acc(tmp_path, config, flags)
+    assert "When using multiple machines, you need to specify the main process" in str(e.value)
+
+
+def test_accelerate_multi_gpu_on_several_machines_without_ip_hands_torchrun_none(tmp_path):
+    # real: torchrun --rdzv_endpoint None:29500 (prepare_multi_gpu_env: f"{main_process_ip}:{port}")
+    p = _acc(tmp_path, "distributed_type: MULTI_GPU\nnum_machines: 2\nnum_processes: 16\nmachine_rank: 0\n")
+    assert (p.master_addr, p.master_port, p.nproc_per_node) == ("None", 29500, 8)
+    assert any("'None'" in n for n in p.notes)
+
+
+def test_accelerate_one_machine_c10d_store_is_torchs_default(tmp_path):
+    # real: torch's config: c10d, endpoint '' -> parse_rendezvous_endpoint: localhost:29400
+    p = _acc(tmp_path, "distributed_type: MULTI_GPU\nnum_processes: 2\n", "--rdzv_backend c10d")
+    assert (p.rdzv_backend, p.master_addr, p.master_port) == ("c10d", "localhost", 29400)
+
+
+def test_accelerate_mpirun_config_is_used_as_accelerate_copies_it(tmp_path):
+    # real: ['mpirun', '--hostfile', '/home/user/hostfile', '--npernode', '4', '-n', '16', ...]
+    p = _acc(tmp_path, "distributed_type: MULTI_CPU\nmachine_rank: 0\nmain_process_ip: 10.0.0.1\n"
+                       "main_process_port: 29500\nmpirun_config:\n  mpirun_hostfile: /home/user/hostfile\n"
+                       "num_machines: 4\nnum_processes: 16\nuse_cpu: true\n")
+    assert (p.nnodes_min, p.nproc_per_node, p.world_min) == (4, 4, 16)

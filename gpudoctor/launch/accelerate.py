@@ -105,7 +105,12 @@ def load_config(path, plan, flagged=False):
         refuse("accelerate", "%s is a SageMaker config: accelerate 1.15 fails on it (AttributeError: 'SageMakerConfig' "
                              "object has no attribute 'parallelism_config'), and SageMaker jobs do not run on your "
                              "nodes" % path)
-    if env == "LOCAL_MACHINE" and dt not in DISTRIBUTED_TYPES:
+    if env == "LOCAL_MACHINE" and not isinstance(dt, str):
+        # ClusterConfig.__post_init__ converts only a string: YAML 1.1 reads an unquoted `NO` as false, which stays
+        # false, matches no distributed type, and accelerate launch runs the simple launcher (checked: 1.15)
+        plan.note("%s: distributed_type %s is read by YAML as %r, not text: accelerate keeps it and starts no "
+                  "distributed launcher (write 'NO' or MULTI_GPU in quotes)" % (path, excerpt(str(dt), 12), dt))
+    elif env == "LOCAL_MACHINE" and dt not in DISTRIBUTED_TYPES:
         refuse("accelerate", "%s: distributed_type %s is not a valid DistributedType" % (path, excerpt(dt, 30)))
     for key in ("num_processes", "num_machines", "machine_rank", "main_process_port"):
         v = doc.get(key)
@@ -193,6 +198,11 @@ def read(plan, argv, environ, config_path=None):
                     "zero_stage"):
             if ds.get(key) is not None and getattr(a, key, None) is None:
                 setattr(a, key, ds[key])
+        mpi = doc.get("mpirun_config") or {}
+        if getattr(a, "mpirun_hostfile", None) is None and mpi.get("mpirun_hostfile") is not None:
+            # _validate_launch_command copies each key of the config's mappings (mpirun_config.mpirun_hostfile)
+            # into the flag of that name when the line does not give it
+            a.mpirun_hostfile = str(mpi["mpirun_hostfile"])
         if not a.mixed_precision:
             a.mixed_precision = doc.get("mixed_precision") or "no"
         if a.num_processes == -1:
@@ -216,13 +226,35 @@ def read(plan, argv, environ, config_path=None):
     plan.mixed_precision = plan.precision = mp
     nm = a.num_machines if a.num_machines is not None else (None if absent and not a.cpu else 1)
     npr = a.num_processes
+    # launch_command: a config whose distributed_type starts none of the distributed launchers (NO, MULTI_CPU,
+    # a use_cpu config...) goes to simple_launcher, as --cpu does: the script runs once on this machine, or under
+    # mpirun with an mpirun_hostfile (utils/launch.py prepare_simple_launcher_cmd_env)
+    simple = doc is not None and not doc.get("sagemaker") and not a.cpu and not (
+        a.multi_gpu or a.use_deepspeed or a.use_fsdp or a.use_megatron_lm or a.tpu) and dtype not in ("MEGATRON_LM",
+                                                                                                     "XLA")
+    if simple and not a.cpu and getattr(a, "mpirun_hostfile", None) is None:
+        if npr not in (None, 1):
+            plan.note("distributed_type %s: accelerate runs the script once on this machine (simple_launcher); "
+                      "num_processes %s is not used: give --multi_gpu (or distributed_type: MULTI_GPU) to start "
+                      "one process per GPU" % (excerpt(str(dtype), 20), npr))
+        npr = nm if nm else 1  # one process on each machine that runs this line
     if a.cpu and getattr(a, "mpirun_hostfile", None) is None:
         # launch_command: --cpu goes to simple_launcher, which runs the script once
         # (utils/launch.py prepare_simple_launcher_cmd_env; only --mpirun_hostfile makes it mpirun)
         if npr not in (None, 1):
             plan.note("--cpu: accelerate runs the script once (simple_launcher); --num_processes %s is used only "
                       "with --mpirun_hostfile" % npr)
-        npr, nm = 1, 1
+        simple = True
+        npr, nm = 1, nm or 1
+    if simple and getattr(a, "mpirun_hostfile", None) is None and nm is not None and nm > 1:
+        # prepare_simple_launcher_cmd_env asserts both before anything starts
+        if a.main_process_ip is None:
+            refuse("accelerate", "AssertionError: When using multiple machines, you need to specify the main "
+                                 "process IP.")
+        if a.main_process_port is None:
+            refuse("accelerate", "AssertionError: When using multiple machines, you need to specify the main "
+                                 "process port.")
+        npr = nm  # each machine runs the script once
     plan.nnodes_min = plan.nnodes_max = nm
     if npr is not None:
         plan.world_min = plan.world_max = npr
@@ -246,6 +278,14 @@ def read(plan, argv, environ, config_path=None):
         # an address is text: YAML reads an unquoted `main_process_ip: 1234` (accelerate's multi_node
         # template quotes it) as a number, which the script reader's loopback test split as a string
         plan.master_addr = str(a.main_process_ip) if a.main_process_ip not in (None, "") else None
+        if a.main_process_ip is None and not simple and not a.cpu and not (
+                a.use_deepspeed and (a.deepspeed_multinode_launcher or "pdsh") != "standard"):
+            # prepare_multi_gpu_env: --rdzv_endpoint f"{main_process_ip}:{port}" (or --master_addr
+            # str(main_process_ip)): torchrun is handed the host name 'None', which no node resolves
+            plan.master_addr = "None"
+            plan.note("main_process_ip is not set on %d machines: accelerate hands torchrun the master address "
+                      "'None' (str(None)), which no node resolves; set main_process_ip (or --main_process_ip) to "
+                      "the machine_rank 0 node's address" % nm)
     else:
         # utils/launch.py prepare_multi_gpu_env: main_process_ip is used only when
         # num_machines > 1; one machine runs torchrun's default master 127.0.0.1
@@ -266,6 +306,14 @@ def read(plan, argv, environ, config_path=None):
         plan.machine_rank = a.machine_rank
     if plan.master_addr and plan.master_port:
         plan.rdzv_endpoint = "%s:%s" % (plan.master_addr, plan.master_port)
+    if nm <= 1 and plan.rdzv_backend != "static" and not simple and not a.cpu and not a.tpu:
+        # one machine: prepare_multi_gpu_env passes --master_port only, no --rdzv_endpoint, so torch's c10d / etcd
+        # store is at its own default, localhost:29400 (2379) (torch/distributed/run.py config_from_args)
+        from gpudoctor.launch.torchrun import DEFAULT_PORTS
+
+        if DEFAULT_PORTS.get(plan.rdzv_backend, -1) > 0:
+            plan.master_addr, plan.master_port = "localhost", DEFAULT_PORTS[plan.rdzv_backend]
+            plan.rdzv_endpoint = "localhost:%d" % plan.master_port
     if a.use_deepspeed:
         _deepspeed(plan, a, nm, npr, path, environ)
     if argv:
