@@ -476,6 +476,15 @@ class Store(object):
                 except OSError:
                     pass
 
+    def nodes(self):
+        """The hosts this store keeps a history of (a folder holding an index), sorted."""
+        try:
+            names = os.listdir(self.dir)
+        except OSError:
+            return []
+        return sorted(n for n in names if _NAME.match(n) and n not in (".", "..")
+                      and os.path.isfile(os.path.join(self.dir, n, "index.json")))
+
     def _prune_nodes(self, keep):
         try:
             names = [n for n in os.listdir(self.dir) if os.path.isdir(os.path.join(self.dir, n))

@@ -243,3 +243,40 @@ def test_facts_from_a_failed_redirect_are_said_to_be_empty(tmp_path):
     q = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", str(blank)], capture_output=True,
                        text=True, env=_env(), cwd=ROOT, timeout=120)
     assert q.returncode == 2 and "is empty (3 bytes of blank space)" in q.stderr
+
+
+def test_diff_since_on_the_controller_names_the_nodes_the_history_holds(tmp_path):
+    """`gpudoctor check --hosts hf --history` keeps each node's history; `gpudoctor diff --since last-good` then
+    compares this machine (AFTER's default), which has none, and said 'no history for vm ... (run gpudoctor check
+    --history, or the Slurm hooks, first)': what the user had just done. It now names the nodes the history holds
+    and the two commands that compare them; those commands work. Real sshd nodes on 127.x."""
+    import pytest
+
+    import sshcluster
+
+    if not sshcluster.available():
+        pytest.skip("needs root and openssh-server (tests/run.sh installs it)")
+    c = sshcluster.Cluster()
+    state = str(tmp_path / "state")
+    try:
+        c.add("n1").add("n2").start()
+        hf = c.hostfile()
+
+        def gd(*argv):
+            return subprocess.run([sys.executable, "-m", "gpudoctor"] + list(argv), capture_output=True, text=True,
+                                  env=_env(), cwd=str(tmp_path), timeout=120)
+
+        p = gd("check", "--hosts", hf, "--ssh-config", c.ssh_config, "--history", "--state-dir", state)
+        assert p.returncode in (0, 1) and "2 nodes, 0 unreachable" in p.stdout, p.stdout + p.stderr
+        here = gd("diff", "--since", "last-good", "--state-dir", state, "--fast")
+        assert here.returncode == 2 and here.stdout == ""
+        assert here.stderr.startswith("gpudoctor: error: no history for ")
+        assert here.stderr.endswith(" (this machine, AFTER's default) in %s/history; it holds n[1-2]: compare them "
+                                    "with their facts now: gpudoctor facts --hosts FILE -o now/ && gpudoctor diff "
+                                    "--since last-good now/\n" % state), here.stderr
+        p = gd("facts", "--hosts", hf, "--ssh-config", c.ssh_config, "-o", "now")
+        assert p.returncode == 0, p.stderr
+        p = gd("diff", "--since", "last-good", "--state-dir", state, "now/")
+        assert p.returncode in (0, 1) and "2 nodes compared: n[1-2]" in p.stdout, p.stdout + p.stderr
+    finally:
+        c.cleanup()

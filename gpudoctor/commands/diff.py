@@ -118,6 +118,14 @@ def run(args):
                              if since == "last-good" else "the run at or before %s (else the first after it)"
                              % history.utc(since), store.dir)
         if not before:
+            held = [h for h in store.nodes() if h not in {n.host for n in after}]
+            if held and not args.paths:  # `check --hosts F --history` kept the nodes', and AFTER is this machine
+                from gpudoctor.nodes import fold
+
+                raise InputError("no history for %s (this machine, AFTER's default) in %s; it holds %s: compare "
+                                 "them with their facts now: gpudoctor facts --hosts FILE -o now/ && gpudoctor diff "
+                                 "--since %s now/" % (", ".join(n.host for n in after)[:200], store.dir,
+                                                      fold(held)[:200], args.since))
             raise InputError("no history for %s in %s (run gpudoctor check --history, or the Slurm hooks, first)"
                              % (", ".join(n.host for n in after)[:200], store.dir))
     if args.node:
