@@ -93,7 +93,9 @@ def fast_local_run(argv, environ=None):
             local = True
     if not fast or env.get("VIRTUAL_ENV") or env.get("CONDA_PREFIX"):
         return False  # an active environment's python is probed in another process (interpreter.choose)
-    if not local and env.get("SLURM_JOB_NODELIST") and not env.get("SLURM_SCRIPT_CONTEXT"):
+    # (a heterogeneous job's too: it sets SLURM_HET_SIZE, and no SLURM_JOB_NODELIST)
+    if not local and (env.get("SLURM_JOB_NODELIST") or env.get("SLURM_HET_SIZE")) and \
+            not env.get("SLURM_SCRIPT_CONTEXT"):
         return False  # inside an allocation `check` reaches the job's nodes (inventory.resolve)
     return True
 

@@ -139,6 +139,8 @@ def plan(argv, environ):
         return None
     if environ.get("VIRTUAL_ENV") or environ.get("CONDA_PREFIX"):
         return None
+    if environ.get("SLURM_HET_SIZE"):  # a heterogeneous job: a step per component (transport.het_groups), not this one
+        return None
     if "GPUDOCTOR_PAYLOAD" in environ:  # transport/srun.py PAYLOAD_ENV: the transport starts the step without it
         return None
     if environ.get("SLURM_STEP_ID"):  # a task of a step (`srun gpudoctor check`): only its first task runs (cli.py)
@@ -162,8 +164,8 @@ def plan(argv, environ):
 
     # the same words, in the same order, as SrunTransport.command inside an allocation
     return [srun, "--nodes=%d" % n, "--ntasks=%d" % n, "--ntasks-per-node=1", "--nodelist=" + nodelist,
-            "--kill-on-bad-exit=0", "--label", "--job-name=gpudoctor", "--overlap",
-            "sh", "-c", SHELL, "gpudoctor", "python3"]
+            "--kill-on-bad-exit=0", "--label", "--job-name=gpudoctor", "--mpi=none", "--overlap",
+            "/bin/sh", "-c", SHELL, "gpudoctor", "python3"]
 
 
 def _first_part(environ):
@@ -212,8 +214,10 @@ def start(argv, environ=None):
         else:
             import subprocess
 
+            from gpudoctor.transport.srun import step_environ
+
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    start_new_session=True)
+                                    start_new_session=True, env=step_environ(env))
     except Exception:
         return
     _state.update(proc=proc, cmd=cmd, env=dict(env), cwd=os.getcwd())

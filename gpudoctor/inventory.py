@@ -203,10 +203,14 @@ def resolve(hosts_file=None, nodeset=None, environ=None, max_nodes=None):
         hosts.extend(Host(name=n, source="--nodes") for n in _expand_bounded(nodeset, "--nodes", limit))
     # Inside an allocation (salloc/sbatch) the job's nodes are the default; never inside a
     # prolog/epilog (SLURM_SCRIPT_CONTEXT), where each node checks only itself.
-    if not hosts_file and nodeset is None and environ.get("SLURM_JOB_NODELIST") and \
-            not environ.get("SLURM_SCRIPT_CONTEXT"):
+    # A heterogeneous job sets no $SLURM_JOB_NODELIST: its components' node sets together
+    # (transport.job_nodelist; such a job was checked as this machine alone).
+    from gpudoctor.transport import job_nodelist
+
+    job_nodes, job_source = job_nodelist(environ)
+    if not hosts_file and nodeset is None and job_nodes and not environ.get("SLURM_SCRIPT_CONTEXT"):
         hosts.extend(Host(name=n, source="$SLURM_JOB_NODELIST")
-                     for n in _expand_bounded(environ["SLURM_JOB_NODELIST"], "$SLURM_JOB_NODELIST", limit))
+                     for n in _expand_bounded(job_nodes, job_source, limit))
     if len(hosts) > limit:
         raise InputError("%d nodes named, more than --max-nodes %d" % (len(hosts), limit))
     seen, out = set(), []

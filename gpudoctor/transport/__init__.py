@@ -85,8 +85,9 @@ HINTS = {
     "node-down": "Slurm lists the node as down or not responding: is slurmd running there (systemctl status "
                  "slurmd), and does it reach slurmctld? `scontrol show node NODE` gives the reason",
     "slurmd": "slurmd does not serve the node, though slurmctld has not noticed yet: not running (its port refused "
-              "the connection), or alive but starting no task (stopped, stuck in the kernel): systemctl status "
-              "slurmd there, and its log",
+              "the connection), alive but starting no task (stopped, stuck in the kernel), or out of reach (the node "
+              "or its network down: srun's Communication connection failure): systemctl status slurmd there, and its "
+              "log",
     "node-busy": "running jobs hold the node's CPUs or memory (or a reservation holds the node, or a limit keeps a "
                  "new job queued: `scontrol show reservation`), and a job "
                  "gpudoctor starts outside an allocation would "
@@ -174,9 +175,70 @@ def get_transport(name, **settings):
 
 
 def in_allocation(environ=None):
-    """Inside salloc/sbatch (a job's nodes), not inside a prolog/epilog."""
+    """Inside salloc/sbatch (a job's nodes, a heterogeneous job's too), not inside a prolog/epilog."""
     env = os.environ if environ is None else environ
-    return bool(env.get("SLURM_JOB_ID") and env.get("SLURM_JOB_NODELIST") and not env.get("SLURM_SCRIPT_CONTEXT"))
+    return bool(env.get("SLURM_JOB_ID") and job_nodelist(env)[0] and not env.get("SLURM_SCRIPT_CONTEXT"))
+
+
+MAX_HET_GROUPS = 128  # components of one heterogeneous job read from the environment (Slurm's own limit is 128)
+
+
+def het_groups(environ=None):
+    """[(component, [node, ...]), ...] of the heterogeneous job this process runs in, else [].
+
+    A heterogeneous job (`salloc -N1 : -N2`, `#SBATCH hetjob`) has SLURM_HET_SIZE and
+    SLURM_JOB_NODELIST_HET_GROUP_0..N-1 (seen on Slurm 22.05: SLURM_JOB_NODELIST_HET_GROUP_0=sn1,
+    SLURM_JOB_NODELIST_HET_GROUP_1=sn[2-3]); salloc's shell has no SLURM_JOB_NODELIST, a batch
+    script that of component 0 only (sn1): gpudoctor checked this machine, or sn1 alone. A
+    step runs in component 0 only unless srun names others: `srun -w sn[1-3]` there failed
+    with "Only allocated 1 nodes asked for 3"; `srun --het-group=0 ... : --het-group=1 ...`
+    ran in both (https://slurm.schedmd.com/heterogeneous_jobs.html, "Launching
+    Applications"). A malformed variable gives [] (the job is then read as not heterogeneous)."""
+    env = os.environ if environ is None else environ
+    try:
+        n = int(env.get("SLURM_HET_SIZE") or 0)
+    except ValueError:
+        return []
+    if n < 2 or n > MAX_HET_GROUPS:
+        return []
+    from gpudoctor.nodes import expand
+
+    out = []
+    for i in range(n):
+        value = env.get("SLURM_JOB_NODELIST_HET_GROUP_%d" % i)
+        if not value or len(value) > 100000:
+            return []
+        try:
+            out.append((i, expand(value)))
+        except Exception:
+            return []
+    return out
+
+
+def het_group(name, environ=None):
+    """The component of this heterogeneous job that holds node ``name`` (the first one), else None."""
+    for i, names in het_groups(environ):
+        if name in names:
+            return i
+    return None
+
+
+def job_nodelist(environ=None):
+    """(the allocation's node set, the variable it came from), or (None, None) outside one: in a
+    heterogeneous job its components' node sets together, else $SLURM_JOB_NODELIST. A
+    heterogeneous job's batch script has SLURM_JOB_NODELIST of component 0 only, salloc's shell
+    none, a step the step's nodes (Slurm 22.05, the 4-node bed)."""
+    env = os.environ if environ is None else environ
+    try:
+        n = int(env.get("SLURM_HET_SIZE") or 0)
+    except ValueError:
+        n = 0
+    parts = [env.get("SLURM_JOB_NODELIST_HET_GROUP_%d" % i) for i in range(min(max(n, 0), MAX_HET_GROUPS))]
+    if 2 <= n <= MAX_HET_GROUPS and all(parts):
+        return ",".join(parts), "$SLURM_JOB_NODELIST_HET_GROUP_0..%d" % (n - 1)
+    if env.get("SLURM_JOB_NODELIST"):
+        return env["SLURM_JOB_NODELIST"], "$SLURM_JOB_NODELIST"
+    return None, None
 
 
 def step_task(environ=None):
@@ -223,7 +285,7 @@ def choose(via, hosts, environ=None):
         from gpudoctor.nodes import expand
 
         try:
-            allocated = set(expand(env["SLURM_JOB_NODELIST"]))
+            allocated = set(expand(job_nodelist(env)[0]))
         except Exception:  # a malformed variable: ssh still works
             allocated = set()
         if all(h.name in allocated for h in hosts):

@@ -45,7 +45,8 @@ import time
 import zlib
 
 from gpudoctor.transport import (MAX_OUTPUT, MAX_STDERR, MAX_TOTAL, NOT_FOUND_MARK, ControllerError, Node,
-                                 Transport, in_allocation, interpret, interrupted_node, is_fd_exhaustion, timeout_node)
+                                 Transport, het_group, het_groups, in_allocation, interpret, interrupted_node,
+                                 is_fd_exhaustion, job_nodelist, timeout_node)
 
 LINE = 1000  # characters of base64 per chunk line
 # srun failures that say nothing about the node itself: Slurm could not start a task there
@@ -168,6 +169,11 @@ _LAUNCH_FAIL = re.compile(r"failed on node (\S+): (.*)$")
 # srun's words for a node whose Prolog failed (22.05: "srun: Prolog failure on node sn3", and without
 # PrologFlags=Alloc "srun: error: Task launch for StepId=124.0 failed on node sn3: Job prolog failed")
 _PROLOG_FAIL = re.compile(r"^srun: Prolog failure on node (\S+)|failed on node (\S+): Job prolog failed")
+# srun's words for a node whose slurmd it could not reach at the task launch (Slurm's slurm_strerror:
+# SLURM_COMMUNICATIONS_CONNECTION_ERROR "Communication connection failure", seen on 22.05 for a node whose
+# slurmd was killed and whose link went down; the socket errors for a refused or silent port)
+_UNREACHED = re.compile(r"Communication connection failure|Connection refused|Connection timed out|"
+                        r"Socket timed out on send/recv operation|No route to host")
 _EXECVE = re.compile(r"slurmstepd(?:-(\S+))?: error: execve\(\): (.*)$")
 # The step ended by Slurm, not by gpudoctor: scancel, the allocation revoked (salloc got SIGINT
 # without a terminal), the job's time limit. srun says "Job step aborted: Waiting up to 32 seconds
@@ -262,12 +268,39 @@ def env_value(stub):
     return text if len(text) <= ENV_LIMIT else None
 
 
+# srun's input environment variables (srun(1), INPUT ENVIRONMENT VARIABLES) that reshape gpudoctor's own
+# step, left out of srun's environment. Where its output goes (--output, --error, --input): with
+# SLURM_STDOUTMODE=out-%t.txt every node was `slurm` "srun ran no task there: srun exited 0" (the frames went to
+# files); --unbuffered (SLURM_UNBUFFEREDIO=1, which users set to see a job's prints at once) cut the frames
+# ("broken frame: frame of 3848 characters, 1000 received" on every node). Seen on the 4-node bed, Slurm 22.05.
+STEP_IO_ENV = ("SLURM_STDOUTMODE", "SLURM_STDERRMODE", "SLURM_STDINMODE", "SLURM_UNBUFFEREDIO")
+# Inside an allocation, the GPU requests sbatch/salloc export to the job's steps (sbatch(1), OUTPUT
+# ENVIRONMENT VARIABLES: SLURM_GPUS_PER_TASK "only set if the --gpus-per-task option is specified"): the
+# step's one task per node would get one task's share (`#SBATCH --gpus-per-task=1`: 1 GPU of the node's
+# 8, the collector seeing 1 under ConstrainDevices). Without them the step gets every GRES of the job
+# (srun(1) --gres: "By default, a job step is allocated all of the generic resources that have been
+# requested by the job"). Outside an allocation they are the user's request for gpudoctor's own job: kept.
+STEP_GRES_ENV = ("SLURM_GPUS", "SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_SOCKET", "SLURM_GPUS_PER_TASK", "SLURM_GRES",
+                 "SLURM_CPUS_PER_GPU", "SLURM_MEM_PER_GPU", "SLURM_GPU_BIND", "SLURM_GPU_FREQ", "SLURM_TRES_PER_TASK",
+                 "SLURM_NTASKS_PER_GPU", "SLURM_GRES_FLAGS")
+
+
+def step_environ(environ=None):
+    """The environment srun starts gpudoctor's steps with: this process's, without STEP_IO_ENV and,
+    inside an allocation, STEP_GRES_ENV."""
+    env = dict(os.environ if environ is None else environ)
+    drop = STEP_IO_ENV + (STEP_GRES_ENV if in_allocation(env) else ())
+    for name in drop:
+        env.pop(name, None)
+    return env
+
+
 def start_step(cmd, value):
     """(srun's process, ``value``) started with ``value`` (env_value; None: none) as PAYLOAD_ENV
     in its environment; where execve(2) refuses that environment as too big (E2BIG), started
     without it, as (process, None): the first part then goes on stdin. An OSError else is raised.
     The transport's own step and early_srun.py's both start this way."""
-    env = dict(os.environ)
+    env = step_environ()
     env.pop(PAYLOAD_ENV, None)
     if value is not None:
         env[PAYLOAD_ENV] = value
@@ -324,7 +357,6 @@ class SrunTransport(Transport):
 
     def command(self, hosts, python):
         from gpudoctor.inventory import validate_host
-        from gpudoctor.nodes import fold
 
         for h in hosts:
             validate_host(h.name, h.source or "host")
@@ -338,10 +370,33 @@ class SrunTransport(Transport):
             from gpudoctor.errors import InputError
 
             raise InputError("--via srun: srun is not on PATH (use --via ssh)")
+        groups = het_groups() if in_allocation() else []
+        if groups:  # a heterogeneous job: one component of the step per component of the job that holds nodes
+            taken, parts = set(), []
+            for i, members in groups:
+                mine = [h for h in hosts if h.name in members and h.name not in taken]
+                taken.update(h.name for h in mine)
+                if mine:
+                    parts.append((i, mine))
+            cmd = [srun]
+            for k, (i, mine) in enumerate(parts):
+                cmd += ([":"] if k else []) + ["--het-group=%d" % i] + self._component(mine, python)
+            return cmd if parts else self._component(hosts, python, srun)
+        return self._component(hosts, python, srun)
+
+    def _component(self, hosts, python, srun=None):
+        """srun's words for one step (with ``srun``) or one component of a heterogeneous one."""
+        from gpudoctor.nodes import fold
+
         nodelist = fold([h.name for h in hosts])
         n = len(hosts)
-        cmd = [srun, "--nodes=%d" % n, "--ntasks=%d" % n, "--ntasks-per-node=1", "--nodelist=" + nodelist,
-               "--kill-on-bad-exit=0", "--label", "--job-name=gpudoctor"]
+        # --mpi=none: the collector is no MPI program; MpiDefault=pmix in slurm.conf, or
+        # SLURM_MPI_TYPE=pmix in the environment, would give it a PMIx server per step and, where
+        # the plugin is missing, no task at all ("task 0 launch failed: Unspecified error" on the
+        # 4-node bed with SLURM_MPI_TYPE=pmix, every node `slurm`). srun(1) --mpi.
+        cmd = ([srun] if srun else []) + [
+            "--nodes=%d" % n, "--ntasks=%d" % n, "--ntasks-per-node=1", "--nodelist=" + nodelist,
+            "--kill-on-bad-exit=0", "--label", "--job-name=gpudoctor", "--mpi=none"]
         if in_allocation():
             # Share the allocation with steps already running (the training itself): without
             # it the step waits ("Requested nodes are busy") until the deadline. srun(1),
@@ -355,7 +410,10 @@ class SrunTransport(Transport):
         else:  # a job of its own: bound it, should this process die (minutes)
             cmd += ["--time=%d" % (int(self.timeout // 60) + 2), "--comment=" + self._mark()]
         cmd += list(self.settings.get("srun_args") or [])
-        return cmd + ["sh", "-c", SHELL, "gpudoctor", python]
+        # /bin/sh, not sh: with --export=NONE (SLURM_EXPORT_ENV=NONE) a task has no PATH and
+        # slurmstepd's execve() of "sh" failed ("execve(): sh: No such file or directory"), read
+        # as python-missing on every node; dash searches its default PATH for python then.
+        return cmd + ["/bin/sh", "-c", SHELL, "gpudoctor", python]
 
     def run(self, hosts, payload):
         """One Node per host (see _run_all), each marked with the transport that reached it
@@ -550,12 +608,13 @@ class SrunTransport(Transport):
 
         def one(h):
             # no --quiet: srun's "queued and waiting for resources" is one of its informational lines
-            cmd = [shutil.which("srun") or "srun", "--nodes=1", "--ntasks=1", "--nodelist=" + h.name,
-                   "--job-name=gpudoctor"]
+            group = het_group(h.name) if in_allocation() else None
+            cmd = [shutil.which("srun") or "srun"] + ([] if group is None else ["--het-group=%d" % group]) + [
+                "--nodes=1", "--ntasks=1", "--nodelist=" + h.name, "--job-name=gpudoctor", "--mpi=none"]
             cmd += ["--overlap"] if in_allocation() else ["--time=1", "--comment=" + self._mark()]
             try:
                 p = subprocess.Popen(cmd + ["true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, start_new_session=True)
+                                     stderr=subprocess.PIPE, start_new_session=True, env=step_environ())
             except OSError:
                 return "hung"
             try:
@@ -592,7 +651,7 @@ class SrunTransport(Transport):
         allocated = set()
         if in_allocation():
             try:
-                allocated = set(expand(os.environ["SLURM_JOB_NODELIST"]))
+                allocated = set(expand(job_nodelist()[0]))
             except Exception:  # a malformed variable: judge every node as outside the job
                 allocated = set()
             # A step runs only on its job's nodes: srun --nodelist with another node fails the
@@ -600,9 +659,9 @@ class SrunTransport(Transport):
             if allocated:
                 for h in names:
                     if h not in allocated:
-                        out[h] = Node(host=h, error="not a node of job %s (SLURM_JOB_NODELIST=%s): a job step runs "
+                        out[h] = Node(host=h, error="not a node of job %s (%s=%s): a job step runs "
                                       "only on the job's own nodes" % (os.environ.get("SLURM_JOB_ID", "?")[:20],
-                                                                        os.environ["SLURM_JOB_NODELIST"][:200]),
+                                                                        job_nodelist()[1][1:], job_nodelist()[0][:200]),
                                       error_kind="not-allocated")
                 names = [h for h in names if h not in out]
         scontrol = shutil.which("scontrol")
@@ -1057,6 +1116,14 @@ class SrunTransport(Transport):
                 out[h] = Node(host=h, error="%d tasks claimed to be this node" % len(claims[h]), error_kind="garbage")
                 continue
             if h in launch and (t is None or t.end is None):
+                if _UNREACHED.search(launch[h]):
+                    # srun could not reach the node's slurmd: a node that died (its slurmd killed and its
+                    # link down, on the 4-node bed) is still IDLE for slurmctld until SlurmdTimeout, and
+                    # its port neither refused nor answered (_preflight's probe proves nothing then)
+                    out[h] = Node(host=h, error="srun could not reach slurmd there (%s): the node is down or its "
+                                  "network is, though Slurm still lists it as up" % launch[h][:300],
+                                  error_kind="slurmd")
+                    continue
                 out[h] = Node(host=h, error="srun could not start the task: %s" % launch[h][:300], error_kind="slurm")
                 continue
             if t is None:

@@ -28,7 +28,7 @@ import subprocess
 import threading
 import time
 
-from gpudoctor.transport import READ_STDIN, in_allocation
+from gpudoctor.transport import READ_STDIN, het_group, in_allocation
 
 
 class SrunWorkers(object):
@@ -44,7 +44,9 @@ class SrunWorkers(object):
         if not self.srun:
             raise InputError("probe through srun: srun is not on PATH")
         self.python = python or "python3"
-        self.env = dict(os.environ if environ is None else environ)
+        from gpudoctor.transport.srun import step_environ
+
+        self.env = step_environ(os.environ if environ is None else environ)  # srun's I/O and GPU-share variables out
         self.inside = in_allocation(self.env)
         self.addresses = self._node_addresses(hosts)
         self._procs = []
@@ -74,11 +76,15 @@ class SrunWorkers(object):
         return self.addresses.get(host, host)
 
     def _command(self, host, inner, args=()):
-        cmd = [self.srun, "--nodes=1", "--ntasks=1", "--nodelist=" + host, "--kill-on-bad-exit=0", "--quiet",
-               "--job-name=gpudoctor-probe"]
+        # a node of a heterogeneous job's other component: its own --het-group (transport.het_groups);
+        # --mpi=none and /bin/sh as in the transport's step (transport/srun.py _component says why)
+        group = het_group(host, self.env) if self.inside else None
+        cmd = [self.srun] + ([] if group is None else ["--het-group=%d" % group]) + [
+            "--nodes=1", "--ntasks=1", "--nodelist=" + host, "--kill-on-bad-exit=0", "--quiet",
+            "--job-name=gpudoctor-probe", "--mpi=none"]
         if self.inside:
             cmd.append("--overlap")
-        return cmd + ["sh", "-c", inner, "gpudoctor"] + list(args)
+        return cmd + ["/bin/sh", "-c", inner, "gpudoctor"] + list(args)
 
     def _spawn(self, w, cmd, script, env):
         from gpudoctor.probe.launch import attach

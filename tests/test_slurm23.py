@@ -1,0 +1,147 @@
+"""slurm23: gpudoctor walked by hand, round 2, on the real 4-node Slurm (the session's
+`multislurm` fixture, tests/slurmcluster.py: one slurmctld, one slurmd per network namespace;
+sn3 has a 64 MiB /dev/shm). What failed there, kept as tests; each failed on the tree before
+its fix. docs/slurm.md, "Walked by hand, round 2"."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+GD = [sys.executable, "-m", "gpudoctor"]
+
+
+@pytest.fixture
+def ms(multislurm, tmp_path):
+    multislurm.reset()
+    multislurm.cwd = str(tmp_path)
+    return multislurm
+
+
+def nodes_of(stdout):
+    return dict((n["host"], n) for n in json.loads(stdout)["nodes"])
+
+
+def inside(ms, alloc, shell, env=None, timeout=90):
+    """``salloc ALLOC sh -c SHELL`` (GD: this gpudoctor's command line, quoted)."""
+    gd = " ".join("'%s'" % w for w in GD)
+    return ms.run(*(["salloc"] + list(alloc) + ["-t", "3", "sh", "-c", shell.replace("GD", gd)]),
+                  env=env, timeout=timeout, cwd=ms.cwd)
+
+
+def test_a_heterogeneous_job_is_checked_on_every_component(ms):
+    """`salloc -N1 : -N2` sets no SLURM_JOB_NODELIST, only SLURM_JOB_NODELIST_HET_GROUP_0/1:
+    `gpudoctor check` inside it checked this machine alone ('1 node (vm)'), and a step over
+    the three nodes without --het-group fails ("Only allocated 1 nodes asked for 3"). Now one
+    step with a component per job component reaches sn1 and sn[2-3]; --nodes of one component
+    reaches that one."""
+    p = inside(ms, ["-N1", ":", "-N2"], 'GD check --json --select shm > all.json; echo rc=$? >&2; '
+               'GD check --json --select shm --nodes "$SLURM_JOB_NODELIST_HET_GROUP_1" > one.json')
+    with open(os.path.join(ms.cwd, "all.json")) as f:
+        doc = json.load(f)
+    every = dict((n["host"], n) for n in doc["nodes"])
+    with open(os.path.join(ms.cwd, "one.json")) as f:
+        one = nodes_of(f.read())
+    assert sorted(every) == ["sn1", "sn2", "sn3"], (every, p.stderr)
+    assert all(n["reachable"] and n.get("via") == "srun" for n in every.values()), (every, p.stderr)
+    shm = next(c for c in doc["checks"] if c["id"] == "shm.size")
+    assert shm["by_status"] == {"fail": "sn3", "pass": "sn[1-2]"}, shm  # sn3's own 64 MiB /dev/shm: its own task
+    assert "rc=1" in p.stderr  # sn3's small /dev/shm fails shm.size
+    assert sorted(one) == ["sn2", "sn3"] and all(n["reachable"] for n in one.values()), (one, p.stderr)
+
+
+def test_a_heterogeneous_batch_job_is_checked_on_every_component(ms):
+    """The batch script of `#SBATCH hetjob` has SLURM_JOB_NODELIST of component 0 only (sn1):
+    gpudoctor checked sn1 alone there."""
+    script = os.path.join(ms.cwd, "het.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/sh\n#SBATCH -N1 -t 3\n#SBATCH hetjob\n#SBATCH -N2\n%s check --json --select shm > het.json\n"
+                % " ".join("'%s'" % w for w in GD))
+    p = ms.run("sbatch", "--wait", "-o", "het.out", script, timeout=120, cwd=ms.cwd)
+    with open(os.path.join(ms.cwd, "het.json")) as f:
+        nodes = nodes_of(f.read())
+    assert sorted(nodes) == ["sn1", "sn2", "sn3"], (nodes, p.stderr)
+    assert all(n["reachable"] for n in nodes.values()), nodes
+
+
+def test_a_heterogeneous_job_probes_every_pair_across_its_components(ms):
+    """`gpudoctor probe` in `salloc -N1 : -N1`: its workers (one srun per worker) ran in
+    component 0 only before, and the node of component 1 was checked as this machine's."""
+    p = inside(ms, ["-N1", "-w", "sn1", ":", "-N1", "-w", "sn2"], "GD probe --mode tcp --json", timeout=120)
+    doc = json.loads(p.stdout)
+    assert doc["transport"] == "srun" and [n["host"] for n in doc["nodes"]] == ["sn1", "sn2"], doc
+    assert all(n["reachable"] for n in doc["nodes"]), doc["nodes"]
+    assert any({q["a"], q["b"]} == {"sn1", "sn2"} and q["gbps"] and not q["error"] for q in doc["pairs"]), doc
+    assert p.returncode == 0 and doc["exit_code"] == 0, (doc["findings"], p.stderr[-2000:])
+
+
+@pytest.mark.parametrize("name, value", [
+    ("SLURM_UNBUFFEREDIO", "1"),  # every node 'garbage': broken frame (--unbuffered cut the frames)
+    ("SLURM_STDOUTMODE", "out-%t.txt"),  # every node 'slurm': srun ran no task there: srun exited 0
+    ("SLURM_MPI_TYPE", "pmix"),  # no pmix plugin here: task launch failed
+    ("SLURM_EXPORT_ENV", "NONE"),  # no PATH: execve(): sh: No such file or directory -> python-missing
+    ("SLURM_GPUS_PER_TASK", "1"),  # sbatch --gpus-per-task exports it; the step took one task's share
+])
+def test_srun_variables_a_user_sets_do_not_reshape_gpudoctors_own_step(ms, name, value):
+    """srun reads its options from SLURM_* variables (srun(1), INPUT ENVIRONMENT VARIABLES) that
+    users set for their own steps; inside `salloc -N2` each one below left both nodes unchecked."""
+    p = inside(ms, ["-N2"], "GD check --json --select shm", env={name: value})
+    nodes = nodes_of(p.stdout)
+    assert sorted(nodes) == ["sn1", "sn2"], (p.stdout[-2000:], p.stderr[-2000:])
+    assert all(n["reachable"] for n in nodes.values()), nodes
+    assert p.returncode == 0, p.stderr
+    assert not any(f.startswith("out-") for f in os.listdir(ms.cwd))
+
+
+def test_a_node_that_died_under_slurm_is_a_slurmd_out_of_reach_not_a_slurm_error(ms):
+    """sn2's slurmd killed and its link down (a node that died): slurmctld still lists it IDLE
+    (SlurmdTimeout), its port neither refuses nor answers, and srun's task launch fails with
+    'Communication connection failure'. It was `slurm` with a hint about scancel and revoked
+    allocations; now `slurmd`, out of reach, and the other nodes checked."""
+    link = "gds%s2h" % ms.tag
+    ms.kill_slurmd("sn2")
+    subprocess.run(["ip", "link", "set", link, "down"], check=True, timeout=10)
+    try:
+        p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-2]", "--json", "--select", "shm",
+                           "--timeout", "30"]), timeout=90, cwd=ms.cwd)
+    finally:
+        subprocess.run(["ip", "link", "set", link, "up"], timeout=10)
+    nodes = nodes_of(p.stdout)
+    assert nodes["sn1"]["reachable"], nodes
+    assert nodes["sn2"]["error_kind"] == "slurmd", nodes["sn2"]
+    assert "Communication connection failure" in nodes["sn2"]["error"], nodes["sn2"]
+    assert p.returncode == 1
+
+
+def test_a_heterogeneous_jobs_step_has_one_component_per_job_component(monkeypatch):
+    """The words of the step (no Slurm needed): the nodes of each component of the job, in the
+    job's order, each with its own --het-group, --nodes and --nodelist; a node of no component
+    is left to the preflight (not-allocated)."""
+    import shutil
+
+    from gpudoctor.inventory import Host
+    from gpudoctor.transport import het_groups, in_allocation, job_nodelist
+    from gpudoctor.transport.srun import SrunTransport
+
+    if not shutil.which("srun"):
+        pytest.skip("srun is not installed")
+    for k in list(os.environ):
+        if k.startswith("SLURM_"):
+            monkeypatch.delenv(k)
+    env = {"SLURM_JOB_ID": "4", "SLURM_HET_SIZE": "2", "SLURM_JOB_NODELIST_HET_GROUP_0": "sn1",
+           "SLURM_JOB_NODELIST_HET_GROUP_1": "sn[2-3]"}
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    assert in_allocation() and job_nodelist() == ("sn1,sn[2-3]", "$SLURM_JOB_NODELIST_HET_GROUP_0..1")
+    assert het_groups() == [(0, ["sn1"]), (1, ["sn2", "sn3"])]
+    cmd = SrunTransport(timeout=10).command([Host(name=n) for n in ("sn3", "sn1", "sn2")], "python3")
+    cut = cmd.index(":")
+    first, second = cmd[1:cut], cmd[cut + 1:]
+    assert first[:5] == ["--het-group=0", "--nodes=1", "--ntasks=1", "--ntasks-per-node=1", "--nodelist=sn1"], cmd
+    assert second[:5] == ["--het-group=1", "--nodes=2", "--ntasks=2", "--ntasks-per-node=1",
+                          "--nodelist=sn[2-3]"], cmd
+    assert "--overlap" in first and "--mpi=none" in second and second[-5] == "/bin/sh", cmd
+    monkeypatch.setenv("SLURM_HET_SIZE", "x")  # malformed: no heterogeneous job, and no allocation
+    assert het_groups() == [] and not in_allocation()
