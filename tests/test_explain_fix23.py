@@ -310,3 +310,56 @@ def test_scatter_of_class_labels(kb):
     text, fix = _first(kb, _read("scatter_index_3_of_size_3.log"))
     assert "`out.scatter_(1, idx, 1.0)`" in text
     assert "4 entries along dimension 1" in fix and "num_classes = labels.max() + 1" in fix
+
+
+# --- a CUDA OOM whose message lists several processes on the GPU (c10/cuda/CUDACachingAllocator.cpp) ---
+
+_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.11 "
+        "GiB of which 1.06 GiB is free. %sOf the allocated memory 36.90 GiB is allocated by PyTorch, and 1.12 GiB is "
+        "reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.")
+_TWO = "Process 51234 has 38.20 GiB memory in use. Process 51235 has 39.80 GiB memory in use. "
+
+
+def test_oom_two_ranks_on_one_gpu(kb):
+    tb = "".join("[rank1]: " + ln + "\n" for ln in (
+        "Traceback (most recent call last):", '  File "/home/u/train.py", line 88, in <module>', "    out = model(batch)",
+        _OOM % _TWO))
+    text, fix = _first(kb, tb)
+    assert "2 processes hold memory on GPU 0" in text and "share one GPU" in text
+    assert "torch.cuda.set_device(local_rank)" in fix
+
+
+def test_oom_other_process_without_ranks(kb):
+    text, fix = _first(kb, _OOM % _TWO)
+    assert "another process" in text and "nvidia-smi --query-compute-apps" in fix
+
+
+def test_oom_one_process_keeps_the_family_causes(kb):
+    text, _fix = _first(kb, _OOM % "Process 51234 has 78.00 GiB memory in use. ")
+    assert "processes hold memory" not in text
+
+
+# --- the kernel that printed a device-side assert (Indexing.cu, ScatterGatherKernel.cu, IndexKernel.cu) ---
+
+@pytest.mark.parametrize("line,want_text,want_fix", [
+    ("../aten/src/ATen/native/cuda/Indexing.cu:1289: indexSelectLargeIndex: block: [211,0,0], thread: [64,0,0] "
+     "Assertion `srcIndex < srcSelectDimSize` failed.", "index_select's", "resize_token_embeddings(len(tokenizer))"),
+    ("../aten/src/ATen/native/cuda/ScatterGatherKernel.cu:144: operator(): block: [0,0,0], thread: [3,0,0] Assertion "
+     "`idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.", "gather / scatter's",
+     "num_classes = labels.max() + 1"),
+    ("../aten/src/ATen/native/cuda/IndexKernel.cu:92: operator(): block: [0,0,0], thread: [0,0,0] Assertion "
+     "`-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed.", "advanced indexing's",
+     "idx.max() < x.size(d)"),
+])
+def test_device_assert_by_kernel(kb, line, want_text, want_fix):
+    root = _root(kb, line + "\nRuntimeError: CUDA error: device-side assert triggered\n")
+    assert root["id"] == "cuda.device_assert"
+    assert want_text in root["causes"][0]["text"] and want_fix in " ".join(root["causes"][0]["fix"])
+
+
+def test_oom_of_the_request_itself_real_p3(kb):
+    # P3 (2 H100s in containers): NVML lists five small processes (0.5-1.2 GiB) while the rank asks for 256 GiB of an
+    # 80 GiB GPU: the request is the cause, not the neighbours
+    text, _fix = _first(kb, seen_case("2026-11-26p3", "p3-oom_one_rank_long_seq"))
+    assert "processes hold memory" not in text

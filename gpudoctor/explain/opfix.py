@@ -560,6 +560,94 @@ def _shapes(msg, tbr, whole):
     return None
 
 
+# c10/cuda/CUDACachingAllocator.cpp, the OOM message: "GPU <i> has a total capacity of <t> of which <f> is free.
+# Process <pid> has <m> memory in use. ..." - one "Process ... has" per process NVML lists on that device (the
+# others', and this one's as "Including non-PyTorch memory, this process has ..."); several on one GPU in a
+# distributed job are ranks that share it (https://pytorch.org/docs/stable/notes/cuda.html, torch.cuda.set_device)
+_OOM_GPU = re.compile(r"GPU (\d{1,3}) has a total capacity of ([\d.]{1,12} [KMGT]iB)")
+_OOM_PROC = re.compile(r"Process (\d{1,10}) has ([\d.]{1,12} [KMGT]iB) memory in use")
+
+
+_ASK = re.compile(r"Tried to allocate ([\d.]{1,12} [KMGT]iB)")
+_FREE = re.compile(r"of which ([\d.]{1,12} [KMGT]iB) is free")
+_UNIT = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+def _bytes(text):
+    num, unit = text.split()
+    try:
+        return float(num) * _UNIT[unit]
+    except (ValueError, KeyError):
+        return 0.0
+
+
+def _oom_shared(msg, tbr, whole):
+    """(text, fix) for a CUDA OOM whose message lists several processes on the GPU, or None."""
+    g = _OOM_GPU.search(msg)
+    procs = {}
+    for m in _OOM_PROC.finditer(msg):
+        procs.setdefault(m.group(1), m.group(2))
+    if not g or len(procs) < 2:
+        return None
+    # the others explain the failure only where they hold a real share of the GPU and the request would have fit
+    # without them (a 256 GiB request on an 80 GiB GPU is the request's own; NVML lists every container's
+    # processes, often a few hundred MiB each)
+    ask, free = _ASK.search(msg), _FREE.search(msg)
+    others = sum(_bytes(v) for v in procs.values())
+    cap = _bytes(g.group(2))
+    if not ask or not free or others < 0.2 * cap or _bytes(ask.group(1)) > _bytes(free.group(1)) + others:
+        return None
+    if re.search(r"(?i)/(?:vllm|sglang|verl|ray|openrlhf|trl|tensorrt_llm)/", whole):
+        return None  # a colocating framework shares a GPU between its engines by design (gpu_memory_utilization)
+    uses = ", ".join("%s: %s" % kv for kv in list(procs.items())[:6])
+    ranked = (tbr is not None and tbr.get("rank") is not None) or bool(_RANKED.search(whole))
+    if ranked:
+        return ("%d processes hold memory on GPU %s (%s) when this rank ran out of it: ranks of the job share one GPU "
+                "- a process that does not set its device first creates its CUDA context and tensors on cuda:0 (or "
+                "the launcher started more processes than GPUs)." % (len(procs), g.group(1), uses),
+                "give every rank its own GPU: torch.cuda.set_device(local_rank) before anything touches CUDA, and "
+                "device = torch.device('cuda', local_rank) for the model and the batches (torch.load(..., "
+                "map_location=device)); one process per GPU (--nproc_per_node = the GPUs of the node)")
+    return ("%d processes hold memory on GPU %s (%s): another process (a stale run, another job or user, a second "
+            "process of this one) uses the same GPU." % (len(procs), g.group(1), uses),
+            "nvidia-smi --query-compute-apps=pid,used_memory --format=csv shows them: stop the stale one, or run on "
+            "a free GPU (CUDA_VISIBLE_DEVICES=<a free index>)")
+
+
+# the CUDA kernels' own asserts behind "device-side assert triggered", by the kernel that printed it (each line is
+# "<file>:<line>: <kernel>: block: [..], thread: [..] Assertion `<condition>` failed."): Indexing.cu's
+# index_select (nn.Embedding's lookup) `srcIndex < srcSelectDimSize`; ScatterGatherKernel.cu's `idx_dim >= 0 &&
+# idx_dim < index_size && "index out of bounds"` (gather / scatter / scatter_add); IndexKernel.cu's `-sizes[i] <=
+# index && index < sizes[i] && "index out of bounds"` (tensor[idx] with a tensor of indices)
+_KERNEL_ASSERTS = (
+    (re.compile(r"srcIndex < srcSelectDimSize"),
+     "The failed check is index_select's (Indexing.cu, what nn.Embedding's lookup runs): an id is >= the number of "
+     "rows of the table it indexes - a token id past the embedding's vocabulary (a tokenizer with added tokens or of "
+     "another model) or a position id past max_position_embeddings.",
+     "make the table cover the ids: model.resize_token_embeddings(len(tokenizer)) after adding tokens, the tokenizer "
+     "of the same checkpoint, nn.Embedding(num_embeddings = max id + 1); truncate to the model's max_position_embeddings "
+     "(tokenizer(..., truncation=True, max_length=...)); check input_ids.max() < embedding.num_embeddings"),
+    (re.compile(r"idx_dim >= 0 && idx_dim < index_size"),
+     "The failed check is gather / scatter's (ScatterGatherKernel.cu): an index is negative or >= the size of the "
+     "dimension it indexes - most often labels used as indices (scatter_ for one-hot, gather of the label's logit) "
+     "with a value past the class count, or a -1 / -100 padding label.",
+     "check index.min() >= 0 and index.max() < x.size(dim) before the gather / scatter: the class count must exceed "
+     "the largest label (num_classes = labels.max() + 1), and padding labels must be masked out first"),
+    (re.compile(r"-sizes\[i\] <= index && index < sizes\[i\]"),
+     "The failed check is advanced indexing's (IndexKernel.cu, tensor[idx] with a tensor of indices): an index is "
+     "past the size of the dimension it indexes (or below -size).",
+     "check idx.min() >= -x.size(d) and idx.max() < x.size(d) before the indexing (run it once on the CPU: it raises "
+     "IndexError with the value and the size)"),
+)
+
+
+def _kernel_assert(msg, tbr, whole):
+    for rx, text, fix in _KERNEL_ASSERTS:
+        if rx.search(msg):
+            return text, fix
+    return None
+
+
 _READERS = (
     ("torch.", _fixed_device),
     ("usercode.", _fixed_device),
@@ -569,9 +657,11 @@ _READERS = (
     ("torch.", _bound_device),
     ("nccl.", _bound_device),
     ("usercode.", _bound_device),
+    ("cuda.oom", _oom_shared),
     ("usercode.tensors_on_two_devices", _devices),
     ("usercode.index_out_of_range", _targets),
     ("cuda.device_assert", _targets),
+    ("cuda.device_assert", _kernel_assert),
     ("code.exception", _targets),
     ("code.exception", _non_member),
     ("code.exception", _index_bounds),
