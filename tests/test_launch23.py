@@ -369,3 +369,25 @@ def test_a_here_document_inside_a_command_substitution_is_the_substitutions(tmp_
     assert real[5] == r'    "zero_optimization": {"stage": 3, "it' + "'" + r's": "a \"q\" $X \ 3"}'
     assert real[6] == "$STAGE 'x'"
     assert known(la.argv) == real[:7] + [None]  # python's output: known at run time only
+
+
+# FlagOpen/FlagEmbedding examples/finetune/embedder/decoder_only/icl_same_dataset.sh lines 16-18 (the default idiom)
+# and a launch line passing it: the value is the environment's where it has one, else the default; the plan said
+# "else unset"
+# https://github.com/FlagOpen/FlagEmbedding/blob/7ed43d67ec03fbe5c31c0992dbfa941fb1860549/examples/finetune/embedder/decoder_only/icl_same_dataset.sh
+FLAG = '''if [ -z "$HF_HUB_CACHE" ]; then
+    export HF_HUB_CACHE="$HOME/.cache/huggingface/hub"
+fi
+torchrun --nproc_per_node 2 -m FlagEmbedding.finetune.embedder.decoder_only.icl --cache_dir $HF_HUB_CACHE
+'''
+
+
+@pytest.mark.parametrize("env", [{}, {"HF_HUB_CACHE": "/shared/hub"}])
+def test_a_default_set_in_a_branch_is_else_the_environments(tmp_path, env):
+    p = write(tmp_path, "icl_same_dataset.sh", FLAG)
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p, env=env)
+    assert real[-1] == env.get("HF_HUB_CACHE", str(tmp_path / ".cache/huggingface/hub"))
+    assert known(la.argv)[:-1] == real[:-1] and known(la.argv)[-1] is None  # either: known at run time only
+    (u,) = [u for u in la.unknown if u.text == "$HF_HUB_CACHE"]
+    assert u.why.endswith("else as it was (the environment's, or unset)")

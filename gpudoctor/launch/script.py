@@ -1955,7 +1955,8 @@ class Reader:
             if whole.match(text):
                 continue
             self.vars[name] = self.unknown("$" + name, "set only if the `if` at line %d takes that branch (decided at "
-                                                       "run time): %s, else unset" % (
+                                                       "run time): %s, else as it was (the environment's, or "
+                                                       "unset)" % (
                                                f["line"], excerpt(self.shown(text), 40)))
 
     def _guard_done(self, f, where="the `&&` / `||` at line %d lets it run"):
@@ -1968,7 +1969,8 @@ class Reader:
             text = " ".join(v) if isinstance(v, list) else v
             if not whole.match(text):
                 self.vars[name] = self.unknown("$" + name, ("set only where " + where + " (decided at run time): %s, "
-                                                            "else unset") % (f["line"], excerpt(self.shown(text), 40)))
+                                                            "else as it was (the environment's, or unset)") % (
+                    f["line"], excerpt(self.shown(text), 40)))
 
     def _case_branch(self, f):
         """A `pat|pat)` line of a case: this branch runs when the word matches (fnmatch, as
