@@ -280,3 +280,22 @@ def test_diff_since_on_the_controller_names_the_nodes_the_history_holds(tmp_path
         assert p.returncode in (0, 1) and "2 nodes compared: n[1-2]" in p.stdout, p.stdout + p.stderr
     finally:
         c.cleanup()
+
+
+def test_the_readmes_explain_example_is_what_explain_prints(capsys):
+    """README's explain example (a real paste from ollama/ollama#12136) showed its lines unwrapped, a 131-column line
+    among them, while explain prints at 100 columns; its header line was left out. Each run of lines between the
+    README's '...' is now a run of what `gpudoctor explain` prints, in order."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    cmd = '  $ gpudoctor explain "ggml_cuda_init: failed to initialize CUDA: system not yet initialized"\n'
+    block = readme[readme.index(cmd) + len(cmd):]
+    block = block[:block.index("  ```")]
+    runs = [[line[2:] for line in run.strip("\n").split("\n")] for run in block.split("    ...\n")]
+    rc, out, _ = _run(capsys, "explain", "ggml_cuda_init: failed to initialize CUDA: system not yet initialized")
+    assert rc == 0
+    lines, at = out.splitlines(), 0
+    for run in runs:
+        starts = [i for i in range(at, len(lines)) if lines[i:i + len(run)] == run]
+        assert starts, (run, out)
+        at = starts[0] + len(run)
