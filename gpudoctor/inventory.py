@@ -47,12 +47,22 @@ def _count(value):
     return n if n <= MAX_SLOTS else None
 
 
+# The keys each launcher's hostfile takes after the host (one fan-out reads them all): DeepSpeed's slots=; Open MPI
+# 4.1's hostfile_lex.l: slots/count/cpu, twelve spellings of the maximum, username (https://github.com/open-mpi/ompi/
+# blob/v4.1.4/orte/util/hostfile/hostfile_lex.l); MPICH Hydra's ifhn= (the interface to reach the host by)
+_SLOT_KEYS = ("slots", "slot", "count", "cpu")
+_MAX_KEYS = ("max_slots", "max-slots", "slots_max", "slots-max", "cpu_max", "cpu-max", "max_cpu", "max-cpu",
+             "count_max", "count-max", "max_count", "max-count")
+_USER_KEYS = ("username", "user_name", "user-name")
+
+
 def parse_hostfile(text, path="hostfile"):
-    hosts = []
+    hosts, seen = [], {}
     for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
+        line = re.split(r"#|//", raw, 1)[0].strip()  # '//' starts a comment in Open MPI's hostfile too
         if not line:
             continue
+        line = re.sub(r"\s*=\s*", "=", line)  # Open MPI skips blanks around '=' ('aa slots = 4')
         fields = line.split()
         name, slots = fields[0], None
         where = "%s:%d" % (path, lineno)
@@ -62,15 +72,21 @@ def parse_hostfile(text, path="hostfile"):
             if slots is None:
                 raise InputError("%s: host %s: the count after ':' must be a number from 0 to %d"
                                  % (where, _line_excerpt(raw), MAX_SLOTS))
+        user = None
         for extra in fields[1:]:
             key, eq, value = extra.partition("=")
-            if not eq or key not in ("slots", "max_slots", "max-slots", "slot"):
+            if not eq or key not in _SLOT_KEYS + _MAX_KEYS + _USER_KEYS + ("ifhn",):
                 raise InputError("%s: host %s: expected 'HOST slots=N' (or HOST:N, or HOST)"
                                  % (where, _line_excerpt(raw)))
+            if key in _USER_KEYS:
+                user = value  # Open MPI's ssh user for this host: checked as user@host
+                continue
+            if key == "ifhn":
+                continue
             count = _count(value)
             if count is None:
                 raise InputError("%s: %s=%s is not a number (0 to %d)" % (where, key, excerpt(value, 12), MAX_SLOTS))
-            if key in ("slots", "slot"):
+            if key in _SLOT_KEYS:
                 slots = count
         if not _NAME.match(name):
             raise InputError("%s: %s is not a host name" % (where, _line_excerpt(raw)))
@@ -80,7 +96,16 @@ def parse_hostfile(text, path="hostfile"):
 
             names = expand(name)
         for n in names:
-            hosts.append(Host(name=n, slots=slots, source=where))
+            if user and "@" not in n:
+                n = "%s@%s" % (user, n)
+            if n in seen:
+                # Open MPI and MPICH list a host once per slot ("list a node multiple times, once for each slot",
+                # Open MPI's help-hostfile.txt): one node to check, its lines' slots added (1 for a line without)
+                h = seen[n]
+                h.slots = (h.slots if h.slots is not None else 1) + (slots if slots is not None else 1)
+                continue
+            seen[n] = Host(name=n, slots=slots, source=where)
+            hosts.append(seen[n])
     return hosts
 
 

@@ -272,3 +272,36 @@ def test_accelerate_mpirun_config_is_used_as_accelerate_copies_it(tmp_path):
                        "main_process_port: 29500\nmpirun_config:\n  mpirun_hostfile: /home/user/hostfile\n"
                        "num_machines: 4\nnum_processes: 16\nuse_cpu: true\n")
     assert (p.nnodes_min, p.nproc_per_node, p.world_min) == (4, 4, 16)
+
+
+# ------------------------------------------------------------------ check --hosts (inventory) with launcher hostfiles
+# gpudoctor check --hosts reads every launcher's dialect for the fan-out. These files run under mpirun 4.1.4 (checked
+# below where it is installed) and were refused: "expected 'HOST slots=N'" or "host aa is named twice".
+
+INVENTORY = [
+    ("aa slots = 4\n", [("aa", 4)]),  # hostfile_lex.l skips blanks around '='
+    ("aa count=4\nbb cpu=2\n", [("aa", 4), ("bb", 2)]),
+    ("aa slots=4 max-count=8 // comment\n", [("aa", 4)]),
+    ("aa username=bob\n", [("bob@aa", None)]),
+    ("aa\naa\nbb slots=2\n", [("aa", 2), ("bb", 2)]),  # once per slot (help-hostfile.txt)
+    ("aa slots=2\naa\n", [("aa", 3)]),
+]
+
+
+@pytest.mark.parametrize("text,want", INVENTORY + [("host:4 ifhn=ib0\nhost2:2\n", [("host", 4), ("host2", 2)])])
+def test_check_hosts_reads_launcher_hostfiles(tmp_path, text, want):
+    from gpudoctor.inventory import read_hostfile, resolve
+
+    hf = tmp_path / "hf"
+    hf.write_text(text)
+    assert [(h.name, h.slots) for h in read_hostfile(str(hf))] == want
+    assert [h.name for h in resolve(hosts_file=str(hf), environ={})] == [n for n, _s in want]
+
+
+@pytest.mark.skipif(not shutil.which("mpirun") or "Open MPI" not in subprocess.run(
+    ["mpirun", "--version"], capture_output=True, text=True).stdout, reason="no Open MPI mpirun here")
+@pytest.mark.parametrize("text,want", INVENTORY[:3] + INVENTORY[4:])
+def test_those_hostfiles_are_ones_mpirun_takes(tmp_path, text, want):
+    path = tmp_path / "hf"
+    path.write_text(text)
+    assert _mpirun_map(str(path), len(want)) == sorted(want)
