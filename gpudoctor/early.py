@@ -45,7 +45,7 @@ import sys
 
 # options that send the run elsewhere (saved facts, other nodes, another interpreter), or end
 # it before any facts: with one of these (or an argparse abbreviation of one) there is no child
-_ELSEWHERE = ("--facts", "--hosts", "--nodes", "--python", "--help", "--version")
+_ELSEWHERE = ("--facts", "--hosts", "--nodes", "--python", "--help", "--version", "--slurm")
 _COMMANDS = ("check", "slurm-health")
 OPTIONS = {"nvidia_smi": False}  # the collector's options on the local fast path (transport/local.py)
 KEYED = ("env", "nccl", "watch")  # the sections that read options["env_key"]: never taken across keys

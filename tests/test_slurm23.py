@@ -145,3 +145,43 @@ def test_a_heterogeneous_jobs_step_has_one_component_per_job_component(monkeypat
     assert "--overlap" in first and "--mpi=none" in second and second[-5] == "/bin/sh", cmd
     monkeypatch.setenv("SLURM_HET_SIZE", "x")  # malformed: no heterogeneous job, and no allocation
     assert het_groups() == [] and not in_allocation()
+
+
+def test_check_slurm_outside_a_job_checks_the_partitions_nodes_through_srun(ms):
+    """`gpudoctor check --slurm` was no option (exit 2, 'unrecognized arguments'). It is --via srun,
+    and outside a job with no --nodes the nodes of the partition srun's job goes to: the default
+    one, or $SLURM_PARTITION's (a hidden one too), said in one line on stderr."""
+    def run(*args, env=None):
+        return ms.run(*(GD + ["check", "--slurm", "--select", "shm", "--json"] + list(args)), env=env, timeout=90,
+                      cwd=ms.cwd)
+
+    p = run()
+    nodes = nodes_of(p.stdout)
+    assert sorted(nodes) == ["sn1", "sn2", "sn3", "sn4"], (p.stdout[-2000:], p.stderr)
+    assert all(n["reachable"] and n["via"] == "srun" for n in nodes.values()), nodes
+    assert p.returncode == 1 and "--slurm: the nodes of partition debug: sn[1-4]" in p.stderr, p.stderr
+    p = run(env={"SLURM_PARTITION": "front"})
+    assert sorted(nodes_of(p.stdout)) == ["sn1", "sn2"] and p.returncode == 0, (p.stdout[-2000:], p.stderr)
+    for args, env, said in ((["--via", "ssh"], None, "--slurm is --via srun"),
+                            (["--local"], None, "--local checks this machine only"),
+                            ([], {"SLURM_PARTITION": "nosuch"}, "SLURM_PARTITION names 'nosuch'")):
+        p = run(*args, env=env)
+        assert p.returncode == 2 and said in p.stderr and len(p.stderr.strip().splitlines()) == 1, (args, p.stderr)
+        assert p.stdout == ""
+
+
+def test_check_slurm_inside_a_job_checks_the_jobs_nodes_and_busy_nodes_are_named_per_node(ms):
+    """Inside `salloc -N2` --slurm is the job's nodes; outside, a partition whose every node an
+    exclusive job holds gives every node `node-busy` (no step waits in the queue)."""
+    p = inside(ms, ["-N2"], "GD check --slurm --select shm --json")
+    assert sorted(nodes_of(p.stdout)) == ["sn1", "sn2"] and p.returncode == 0, (p.stdout[-2000:], p.stderr)
+    job = ms.run("sbatch", "--parsable", "--exclusive", "-N4", "-o", "/dev/null", "--wrap", "sleep 300",
+                 check=True).stdout.strip()
+    try:
+        ms.wait(lambda st: all(st[n][0].startswith("ALLOCATED") for n in ms.names), what="every node allocated")
+        p = ms.run(*(GD + ["check", "--slurm", "--select", "shm", "--json"]), timeout=90, cwd=ms.cwd)
+    finally:
+        ms.run("scancel", job)
+    nodes = nodes_of(p.stdout)
+    assert sorted(nodes) == ms.names and all(n["error_kind"] == "node-busy" for n in nodes.values()), nodes
+    assert p.returncode == 1

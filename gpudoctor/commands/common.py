@@ -5,7 +5,7 @@ import os
 import sys
 
 from gpudoctor.config import flag
-from gpudoctor.errors import InputError
+from gpudoctor.errors import InputError, excerpt
 
 timeout_flag = flag("timeout", "seconds")  # the config file's rule: > 0, finite, at most a day
 
@@ -50,6 +50,85 @@ def add_inventory(p):
                         "(default: none; config key fallback)")
     g.add_argument("--max-nodes", type=_positive_int, default=None, metavar="N",
                    help="refuse node lists longer than N (default 10000)")
+    add_slurm(g)
+
+
+def add_slurm(g):
+    g.add_argument("--slurm", action="store_true",
+                   help="through Slurm (--via srun); with no --hosts/--nodes outside a job: the nodes of the "
+                        "partition a job goes to ($SLURM_PARTITION, else the default partition)")
+
+
+def apply_slurm(args, environ=None):
+    """--slurm: the run goes through srun (args.via = "srun"); outside an allocation with no
+    --hosts/--nodes, args.nodes becomes the node set of the partition(s) srun's job goes to
+    ($SLURM_PARTITION, which srun reads as -p: srun(1) INPUT ENVIRONMENT VARIABLES; else the
+    partition marked Default=YES), read with `scontrol --all show partition -o`, and one line on
+    stderr says so. Nodes Slurm cannot run a task on (down, drained, busy) are then named per
+    node by the transport's preflight. Nothing to do without --slurm."""
+    if not getattr(args, "slurm", False):
+        return
+    if getattr(args, "local", False):
+        raise InputError("--slurm reaches nodes through srun; --local checks this machine only: give one of them")
+    if getattr(args, "via", None) not in (None, "srun"):
+        raise InputError("--slurm is --via srun; --via %s names another way: give one of them" % args.via)
+    args.via = "srun"
+    env = os.environ if environ is None else environ
+    from gpudoctor.transport import in_allocation
+
+    if getattr(args, "hosts", None) or getattr(args, "nodes", None) is not None or in_allocation(env):
+        return
+    args.nodes, names = partition_nodes(env)
+    print("gpudoctor: --slurm: the nodes of partition %s: %s" % (names, args.nodes), file=sys.stderr)
+
+
+def partition_nodes(environ=None):
+    """(node set, partition names) of the partitions $SLURM_PARTITION names, else of the default
+    partition; InputError where Slurm does not say (no scontrol, no such partition, no nodes)."""
+    import re
+    import shutil
+    import subprocess
+
+    env = os.environ if environ is None else environ
+    scontrol = shutil.which("scontrol")
+    if not scontrol:
+        raise InputError("--slurm outside a job reads the partition's nodes with scontrol, which is not on PATH: "
+                         "name the nodes (--nodes NODESET)")
+    try:
+        # --all: a hidden partition too (a user who is not root sees none without it: slurm22)
+        p = subprocess.run([scontrol, "--all", "show", "partition", "-o"], stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=10, env=dict(env))
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise InputError("--slurm: scontrol show partition failed (%s): name the nodes (--nodes NODESET)" % exc)
+    text = p.stdout[:1 << 22].decode("utf-8", "replace")
+    parts = {}
+    default = None
+    for line in text.splitlines()[:10000]:
+        m = re.match(r"PartitionName=(\S{1,200})", line)
+        nodes = re.search(r"(?:^| )Nodes=(\S{1,100000})", line)
+        if not m:
+            continue
+        parts[m.group(1)] = nodes.group(1) if nodes and nodes.group(1) != "(null)" else None
+        if default is None and re.search(r"(?:^| )Default=YES\b", line):
+            default = m.group(1)
+    if p.returncode != 0 or not parts:
+        err = p.stderr[:300].decode("utf-8", "replace").strip()
+        raise InputError("--slurm: scontrol show partition gave no partition (%s): name the nodes (--nodes NODESET)"
+                         % (err or "exit %d" % p.returncode))
+    wanted = [w for w in env.get("SLURM_PARTITION", "").split(",") if w][:100]
+    if not wanted:
+        if default is None:
+            raise InputError("--slurm: this cluster has no default partition: set SLURM_PARTITION=NAME (one of %s)"
+                             % ", ".join(sorted(parts)[:20]))
+        wanted = [default]
+    missing = [w for w in wanted if w not in parts]
+    if missing:
+        raise InputError("--slurm: SLURM_PARTITION names %s, which Slurm does not list (partitions: %s)"
+                         % (excerpt(missing[0], 60), ", ".join(sorted(parts)[:20])))
+    empty = [w for w in wanted if not parts[w]]
+    if empty:
+        raise InputError("--slurm: partition %s has no nodes" % excerpt(empty[0], 60))
+    return ",".join(parts[w] for w in wanted), ",".join(wanted)
 
 
 LOOPBACK_NAMES = ("localhost",)  # DeepSpeed's single-node hostfile; an address (127.0.0.1) stays a node to ssh to
@@ -101,7 +180,8 @@ def gather_nodes(args, cfg, progress=True):
 
     if getattr(args, "facts", None):
         live = [f for f, on in (("--hosts", getattr(args, "hosts", None)), ("--nodes", getattr(args, "nodes", None)),
-                                ("--local", getattr(args, "local", False))) if on]
+                                ("--local", getattr(args, "local", False)), ("--slurm", getattr(args, "slurm", False)))
+                if on]
         if live:  # saved facts are the nodes: a live node list beside them was silently not gathered
             raise InputError("--facts reads saved facts; %s names live nodes: give one or the other" % "/".join(live))
         nodes = gather.from_facts(args.facts)
@@ -115,6 +195,7 @@ def gather_nodes(args, cfg, progress=True):
         return nodes
     if getattr(args, "deep", False):  # read by the collector here and in the probed interpreter
         os.environ["GPUDOCTOR_DEEP"] = "1"
+    apply_slurm(args)
     from gpudoctor import inventory, transport
 
     hosts = [] if getattr(args, "local", False) else inventory.resolve(

@@ -43,6 +43,9 @@ def add_node_options(p):
     g.add_argument("--via", choices=("ssh", "srun"), default=None,
                    help="how workers start: srun steps (the default inside a Slurm allocation holding every "
                         "node) or ssh")
+    from gpudoctor.commands.common import add_slurm
+
+    add_slurm(g)
 
 
 def add_probe_options(p, prefix=""):
@@ -145,7 +148,9 @@ def probe_nodes(args, opts, hosts=None, facts=None):
     unreached = {}  # nodes the facts round could not reach for Slurm's reasons (_gather_facts)
     if hosts is None:
         from gpudoctor import inventory
+        from gpudoctor.commands.common import apply_slurm
 
+        apply_slurm(args)  # --slurm: through srun, the partition's nodes outside a job
         hosts = None if getattr(args, "local", False) else inventory.resolve(hosts_file=args.hosts,
                                                                             nodeset=args.nodes)
         if hosts:  # DeepSpeed's single-node `localhost slots=8`: probed here, as check runs it (7d831c6)
