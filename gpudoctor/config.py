@@ -92,7 +92,8 @@ def _severity(value):
         raise ValueError("must be a table: check id = \"error\", \"warning\", \"info\" or \"off\"")
     for k, v in value.items():
         if len(k) > MAX_ID or not k.isprintable() or v not in ("error", "warning", "info", "off"):
-            raise ValueError("of %s must be error, warning, info or off" % excerpt(k))
+            # (the report's own marks are WARN and FAIL: "warn" is the likely slip, so the entry is named whole)
+            raise ValueError("%s = %s: must be error, warning, info or off" % (excerpt(k), excerpt(v)))
     return dict(value)
 
 
@@ -176,6 +177,8 @@ def check_value(key, value, where="config"):
     try:
         return conv(value)
     except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(value, dict):  # a table's bad entry names itself ('a table' said nothing of which)
+            raise InputError("%s: %s: %s" % (where, key, exc))
         raise InputError("%s: %s = %s: %s" % (where, key, excerpt(value), exc))
 
 

@@ -299,3 +299,20 @@ def test_the_readmes_explain_example_is_what_explain_prints(capsys):
         starts = [i for i in range(at, len(lines)) if lines[i:i + len(run)] == run]
         assert starts, (run, out)
         at = starts[0] + len(run)
+
+
+def test_a_bad_severity_in_gpudoctor_toml_names_the_entry(tmp_path):
+    """README's config example has `[gpudoctor.severity] "limits.memlock" = "warning"`; written as "warn" (the
+    report's own mark is WARN), check said 'gpudoctor.toml: severity = a table: of 'limits.memlock' must be error,
+    warning, info or off': no value, and 'a table' for the whole. It names the entry and its value."""
+    (tmp_path / "gpudoctor.toml").write_text('[gpudoctor.severity]\n"limits.memlock" = "warn"\n')
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check"], capture_output=True, text=True, env=_env(),
+                       cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr == ("gpudoctor: error: gpudoctor.toml: severity: 'limits.memlock' = 'warn': must be error, "
+                        "warning, info or off\n")
+    (tmp_path / "gpudoctor.toml").write_text('[gpudoctor]\nseverity = "warning"\n')  # not a table: unchanged
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check"], capture_output=True, text=True, env=_env(),
+                       cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 2 and p.stderr == ("gpudoctor: error: gpudoctor.toml: severity = 'warning': must be a "
+                                              "table: check id = \"error\", \"warning\", \"info\" or \"off\"\n")
