@@ -143,7 +143,48 @@ def _kernel_file(fd):
     return any(real == top or real.startswith(top + "/") for top in ("/proc", "/sys"))
 
 
-def open_input(path, what, shown=None):
+def _inside(fd, top):
+    """Whether the open file ``fd`` lies inside the folder ``top`` (resolved), as the kernel names it."""
+    try:
+        real = os.readlink("/proc/self/fd/%d" % fd)
+    except OSError:  # no /proc: nothing to tell
+        return True
+    return real.startswith(top.rstrip("/") + "/")
+
+
+def _open_judged(path, flags, judged, what, name):
+    """The file ``judged`` (an os.stat result) opened for reading, never another: the path is opened once with O_PATH
+    (no open of a device, no wait on a FIFO), that descriptor must be the very file judged (device and inode) and a
+    regular file or /dev/null, and it is read through /proc/self/fd/N (the same file). A path opened again by name
+    after lstat judged it let whoever owns the folder swap a log for a symlink in between: explain, as root on a
+    user's log folder, read and quoted a root-only file through a link the owner rule had not seen (red team
+    2026-11-28b, docs/security.md 54.), and the open could be a device's."""
+    o_path = getattr(os, "O_PATH", 0)
+    if not o_path or judged is None:
+        return os.open(path, flags)
+    pfd = os.open(path, o_path | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(pfd)
+        if (st.st_dev, st.st_ino) != (judged.st_dev, judged.st_ino):
+            raise NotRegularFile("%s %s changed while it was opened (replaced, or its link moved): not read"
+                                 % (what, name))
+        null = stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
+        if not stat.S_ISREG(st.st_mode) and not null:
+            raise NotRegularFile("%s %s is %s, not a regular file: not read" % (what, name, _kind(st.st_mode)))
+        try:
+            return os.open("/proc/self/fd/%d" % pfd, flags)
+        except FileNotFoundError:  # no /proc mounted: the path again, then the same file or nothing
+            fd = os.open(path, flags)
+            now = os.fstat(fd)
+            if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                os.close(fd)
+                raise NotRegularFile("%s %s changed while it was opened: not read" % (what, name))
+            return fd
+    finally:
+        os.close(pfd)
+
+
+def open_input(path, what, shown=None, within=None):
     """A binary stream of a file the user named, refused (InputError: one line, exit 2)
     before a byte is read when it is not a regular file: a FIFO would block the read
     forever (past any --timeout), /dev/zero never ends, a directory or a socket is not
@@ -156,21 +197,22 @@ def open_input(path, what, shown=None):
     if _outside(path):
         raise InputError("%s %s not read: a file a pasted line names is never opened here (gpudoctor plan reads "
                          "it on the machine that has it)" % (what, name))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         try:
             link = os.lstat(path)
         except OSError:
             link = None
-        if link is not None and stat.S_ISLNK(link.st_mode) and link.st_uid not in (os.geteuid(), 0):
+        judged = link  # the file the rules judge: the path's own, or its link's target
+        if link is not None and stat.S_ISLNK(link.st_mode):
             try:
-                target_uid = os.stat(path).st_uid
+                judged = os.stat(path)
             except OSError:
-                target_uid = None
-            if target_uid != link.st_uid:
+                judged = None
+            if link.st_uid not in (os.geteuid(), 0) and (judged is None or judged.st_uid != link.st_uid):
                 raise NotRegularFile("%s %s is a symlink that uid %d owns to a file it does not own: not followed"
                                  % (what, name, link.st_uid))
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-                     | getattr(os, "O_CLOEXEC", 0))
+        fd = _open_judged(path, flags, judged, what, name)
     except OSError as exc:
         raise InputError("cannot read %s %s: %s" % (what, name, exc.strerror or exc))
     except (OverflowError, ValueError, TypeError) as exc:  # a path with NUL, or not a path at all
@@ -186,6 +228,9 @@ def open_input(path, what, shown=None):
         if not null and _kernel_file(fd):
             raise NotRegularFile("%s %s is a kernel file (under /proc or /sys, where a read may wait until the "
                                  "kernel writes): not read; save it to a file first" % (what, name))
+        if within and not _inside(fd, within):
+            raise NotRegularFile("%s %s is not inside the folder given when opened (a folder on its way became a "
+                                 "link): not read" % (what, name))
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:

@@ -323,3 +323,131 @@ def test_a_state_directory_under_a_folder_another_user_controls_is_refused(tmp_p
     sticky.chmod(0o1777)
     rc, out, err = _cli(["check", "--local", "--history", "--state-dir", str(sticky / "state")], tmp_path)
     assert rc in (0, 1) and (sticky / "state" / "history").is_dir(), (rc, err)
+
+
+_FLIPPER = """
+import os, sys, time
+os.setgid(65534); os.setuid(65534)
+folder, secret = sys.argv[1], sys.argv[2]
+end = time.time() + 60
+open(os.path.join(folder, "ready"), "w").close()
+while time.time() < end and not os.path.exists(os.path.join(folder, "stop")):
+    try:
+        os.symlink(secret, os.path.join(folder, ".l"))
+        os.rename(os.path.join(folder, ".l"), os.path.join(folder, "rank0.log"))
+        with open(os.path.join(folder, ".f"), "w") as f:
+            f.write("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\\n")
+        os.rename(os.path.join(folder, ".f"), os.path.join(folder, "rank0.log"))
+    except OSError:
+        pass
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another user's folder and a root-only file need root")
+def test_a_folders_file_swapped_for_a_link_while_explain_opens_it_is_not_read(tmp_path):
+    # 54.: explain (as root, on a user's log folder) judged each file by lstat and then opened the path again, so the
+    # folder's owner could swap a regular log for a symlink to a root-only file between the two (the 'another user's
+    # link is followed only to that user's file' rule was judged on the file that was there before); the file read
+    # and quoted was root's. Now the file is opened once without side effects (O_PATH), must be the very file
+    # judged (device and inode), and is read through that descriptor.
+    from gpudoctor.errors import InputError
+    from gpudoctor.explain import inputs
+
+    secret = "/root/.gpudoctor-redteam23-%d.log" % os.getpid()
+    with open(secret, "w") as f:
+        f.write("SECRETMARK NCCL WARN Cuda failure 'out of memory'\n")
+    os.chmod(secret, 0o600)
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp(prefix="gpudoctor-alice-", dir="/tmp"))  # (pytest's tmp_path is 0700: root's)
+    folder.chmod(0o755)
+    (folder / "rank0.log").write_text("RuntimeError: CUDA out of memory.\n")
+    os.chown(str(folder), 65534, 65534)
+    os.chown(str(folder / "rank0.log"), 65534, 65534)
+    flipper = subprocess.Popen([sys.executable, "-c", _FLIPPER, str(folder), secret])
+    leaks = 0
+    try:
+        import time
+
+        deadline = time.monotonic() + 30
+        while not (folder / "ready").exists():
+            assert time.monotonic() < deadline and flipper.poll() is None, "the flipper did not start"
+        for _ in range(20000):
+            try:
+                f = inputs._open_regular(str(folder / "rank0.log"))
+            except InputError:
+                continue
+            with f:
+                leaks += b"SECRETMARK" in f.read()
+    finally:
+        (folder / "stop").touch()
+        flipper.wait(timeout=60)
+        os.unlink(secret)
+        shutil.rmtree(str(folder), ignore_errors=True)
+    assert leaks == 0
+
+
+_DIR_FLIPPER = """
+import os, sys, time
+os.setgid(65534); os.setuid(65534)
+folder, secret_dir = sys.argv[1], sys.argv[2]
+sub = os.path.join(folder, "sub")
+end = time.time() + 60
+open(os.path.join(folder, "ready"), "w").close()
+while time.time() < end and not os.path.exists(os.path.join(folder, "stop")):
+    try:
+        os.rename(sub, os.path.join(folder, ".real"))
+        os.symlink(secret_dir, sub)
+        os.unlink(sub)
+        os.rename(os.path.join(folder, ".real"), sub)
+    except OSError:
+        pass
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="another user's folder and a root-only folder need root")
+def test_a_folder_on_the_way_swapped_for_a_link_while_explain_opens_its_file_is_not_read(tmp_path):
+    # 54.: a file found in a folder given to explain is read only if it is still inside that folder when opened: the
+    # folder's owner swapped a subfolder for a link to a root-only folder holding a file of the same name between the
+    # walk and the open (the judged file was then root's own, through the link, so the owner rule had nothing to say).
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from gpudoctor.errors import InputError
+    from gpudoctor.explain import inputs
+
+    secret_dir = "/root/.gpudoctor-redteam23-%d" % os.getpid()
+    os.mkdir(secret_dir, 0o700)
+    with open(os.path.join(secret_dir, "rank1.log"), "w") as f:
+        f.write("SECRETMARK NCCL WARN Cuda failure 'out of memory'\n")
+    folder = Path(tempfile.mkdtemp(prefix="gpudoctor-alice-", dir="/tmp"))
+    folder.chmod(0o755)
+    (folder / "sub").mkdir()
+    (folder / "sub" / "rank1.log").write_text("RuntimeError: CUDA out of memory.\n")
+    for p in (folder, folder / "sub", folder / "sub" / "rank1.log"):
+        os.chown(str(p), 65534, 65534)
+    flipper = subprocess.Popen([sys.executable, "-c", _DIR_FLIPPER, str(folder), secret_dir])
+    leaks = 0
+    try:
+        import time
+
+        deadline = time.monotonic() + 30
+        while not (folder / "ready").exists():
+            assert time.monotonic() < deadline and flipper.poll() is None, "the flipper did not start"
+        for _ in range(4000):
+            try:
+                logs, _, _ = inputs.collect([str(folder)])
+                for _p, opener in logs:
+                    with opener() as f:
+                        leaks += b"SECRETMARK" in f.read()
+            except InputError:
+                continue
+    finally:
+        (folder / "stop").touch()
+        flipper.wait(timeout=60)
+        shutil.rmtree(secret_dir, ignore_errors=True)
+        shutil.rmtree(str(folder), ignore_errors=True)
+    assert leaks == 0

@@ -76,12 +76,18 @@ def _looks_like_a_path(text):
         "/" in text or text.lower().endswith(_LOGISH) or text.startswith("slurm-"))
 
 
+# a folder's file -> the folder given, resolved: the file must still resolve inside it when opened (collect)
+_WITHIN = {}
+
+
 def _open_regular(path, what="log"):
     """A binary stream of a regular file, refused (InputError, exit 2) before a byte is read if
-    it is anything else: the project's one rule for input files (gpudoctor/errors.py)."""
+    it is anything else: the project's one rule for input files (gpudoctor/errors.py). A file
+    found in a folder given must be inside that folder when it is opened: its owner could swap a
+    folder on the way for a link to another user's between the walk and the open (docs/security.md 54.)."""
     from gpudoctor.errors import open_input
 
-    return open_input(path, what)
+    return open_input(path, what, within=_WITHIN.get(path))
 
 
 def _walk(root):
@@ -147,6 +153,7 @@ def collect(paths):
     from gpudoctor.explain import flight, ras
 
     files, walked = [], set()
+    _WITHIN.clear()
     for p in paths:
         _not_kernel(p)
         try:
@@ -159,6 +166,8 @@ def collect(paths):
             found = _walk(p)
             if not found:
                 raise InputError("%s holds no file to read" % excerpt(p, 200))
+            top = os.path.realpath(p)
+            _WITHIN.update((f, top) for f in found)
             files.extend(found)
             walked.update(found)
         else:
