@@ -305,3 +305,58 @@ def test_those_hostfiles_are_ones_mpirun_takes(tmp_path, text, want):
     path = tmp_path / "hf"
     path.write_text(text)
     assert _mpirun_map(str(path), len(want)) == sorted(want)
+
+
+# ------------------------------------------------------------------ installed distributions (collector)
+# Reference: importlib.metadata.distributions(path=[...]) on the folders setuptools itself writes: `setup.py
+# egg_info` (what `setup.py develop` / a legacy `pip install -e` leaves beside the sources: '<name>.egg-info', no
+# version in the name) and `setup.py bdist_egg` unpacked on sys.path (easy-install.pth's 'name-ver-pyX.Y.egg').
+
+def _setuptools_project(tmp_path):
+    src = tmp_path / "proj"
+    (src / "mypkg").mkdir(parents=True)
+    (src / "mypkg" / "__init__.py").write_text("")
+    (src / "setup.py").write_text('from setuptools import setup\nsetup(name="Flash_Attn", version="2.5.8", '
+                                  'packages=["mypkg"])\n')
+    return src
+
+
+def _run_setup(src, *args):
+    import sys
+
+    p = subprocess.run([sys.executable, "setup.py", "-q"] + list(args), cwd=str(src), capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-500:]
+
+
+def _reference(path):
+    import importlib.metadata as md
+    import re as _re
+
+    return {_re.sub(r"[-_.]+", "-", d.metadata["Name"]).lower(): d.version for d in md.distributions(path=[path])}
+
+
+def test_a_develop_installs_egg_info_is_read_with_its_version(tmp_path):
+    from gpudoctor.collector.python_env import scan_site
+
+    src = _setuptools_project(tmp_path)
+    _run_setup(src, "egg_info")
+    got = scan_site([str(src)])
+    assert _reference(str(src)) == {"flash-attn": "2.5.8"}
+    assert got == {"flash-attn": {"version": "2.5.8", "location": str(src)}}
+
+
+def test_an_egg_on_sys_path_is_read(tmp_path):
+    import glob
+    import zipfile
+
+    from gpudoctor.collector.python_env import scan_site
+
+    src = _setuptools_project(tmp_path)
+    _run_setup(src, "bdist_egg")
+    egg = glob.glob(str(src / "dist" / "*.egg"))[0]
+    site = tmp_path / "site" / egg.rsplit("/", 1)[1]
+    site.mkdir(parents=True)
+    zipfile.ZipFile(egg).extractall(str(site))  # what easy_install unpacks when the egg is not zip-safe
+    assert _reference(str(site)) == {"flash-attn": "2.5.8"}
+    assert scan_site([str(site)]) == {"flash-attn": {"version": "2.5.8", "location": str(site)}}

@@ -240,16 +240,45 @@ def parse_torch_version_py(text):
     return out
 
 
+def _pkg_info_version(path, ctx=None):
+    """The Version: header of a PKG-INFO (core metadata), read from its first 8 KiB; None when absent."""
+    try:
+        if os.path.isdir(_real(ctx, path)):
+            path = os.path.join(path, "PKG-INFO")
+        with open(_real(ctx, path), "rb") as f:
+            head = f.read(8192).decode("utf-8", "replace")
+    except (OSError, IOError):
+        return None
+    for line in head.splitlines():
+        if not line.strip():
+            break  # the headers end at the first empty line
+        if line.startswith("Version:"):
+            return line[8:].strip()[:64] or None
+    return None
+
+
 def scan_site(paths, ctx=None):
-    """Installed distributions and where they live, found by listing sys.path dirs."""
+    """Installed distributions and where they live, found by listing sys.path dirs. importlib.metadata finds two
+    more kinds this reads too: an egg on sys.path (easy-install.pth adds 'apex-0.1-py3.10-linux-x86_64.egg'; its
+    name says the version) and a develop / legacy editable install's '<name>.egg-info' beside the sources, which
+    has no version in its name (its PKG-INFO has)."""
     found = {}
     for d in paths:
+        base = os.path.basename(d.rstrip("/"))
+        if base.endswith(".egg"):
+            dist, version = parse_dist_dirname(base[:-4] + ".egg-info")
+            if dist in PACKAGES and dist not in found:
+                found[dist] = {"version": version, "location": d}
         try:
             names = sorted(os.listdir(_real(ctx, d)))
         except (OSError, IOError):
             continue
         for name in names:
             dist, version = parse_dist_dirname(name)
+            if dist is None and name.endswith(".egg-info") and _norm(name[:-9]) in PACKAGES:
+                dist = _norm(name[:-9])
+                if dist not in found:
+                    version = _pkg_info_version(os.path.join(d, name), ctx)
             if dist in PACKAGES and dist not in found:
                 found[dist] = {"version": version, "location": d}
     return found
