@@ -391,3 +391,30 @@ def test_a_default_set_in_a_branch_is_else_the_environments(tmp_path, env):
     assert known(la.argv)[:-1] == real[:-1] and known(la.argv)[-1] is None  # either: known at run time only
     (u,) = [u for u in la.unknown if u.text == "$HF_HUB_CACHE"]
     assert u.why.endswith("else as it was (the environment's, or unset)")
+
+
+# awsome-distributed-training 3.test_cases/pytorch/torchtitan/slurm/1.llama_3_8b_torchtitan.sh lines 40-46 (round 3's
+# fix22 part): a `$(...)` inside a multi-line array. The first cut of 75c8eb0 (following `$(` across lines) stopped
+# counting the array's parentheses at `$(`, so the array's own `)` ended it one line early ('$(hostnam)' on the
+# bench, found by re-running rounds 2 and 3)
+# https://github.com/awslabs/awsome-distributed-training/blob/0edaf1526bc47185ce5f827100416f99bd7b69e1/3.test_cases/pytorch/torchtitan/slurm/1.llama_3_8b_torchtitan.sh
+TITAN = '''GPUS_PER_NODE=8
+declare -a TORCHRUN_ARGS=(
+    --nproc_per_node=$GPUS_PER_NODE
+    --nnodes=2
+    --rdzv_id=7
+    --rdzv_backend=c10d
+    --rdzv_endpoint=$(hostname)
+)
+X=$( (echo a); echo $((1+2)) )
+torchrun "${TORCHRUN_ARGS[@]}" train.py "$X"
+'''
+
+
+def test_a_command_substitution_inside_a_multi_line_array(tmp_path):
+    p = write(tmp_path, "titan.sh", TITAN)
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p)
+    assert real[:5] == ["torchrun", "--nproc_per_node=8", "--nnodes=2", "--rdzv_id=7", "--rdzv_backend=c10d"]
+    assert known(la.argv)[:5] == real[:5] and known(la.argv)[5] is None and la.argv_shown[5] == "--rdzv_endpoint=$(hostname)"
+    assert la.argv[6] == "train.py" == real[6] and len(la.argv) == len(real) == 8

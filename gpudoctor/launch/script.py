@@ -318,10 +318,13 @@ def _scan(line, q, depth, count_parens, sub=None):
         if q is None:
             if sub is not None:
                 if c == "$" and line[k + 1:k + 2] == "(":
-                    sub[0] += 2 if line[k + 2:k + 3] == "(" else 1  # $(( )): both parentheses close it
+                    two = line[k + 2:k + 3] == "("
+                    sub[0] += 2 if two else 1  # $(( )): both parentheses close it
+                    if count_parens:
+                        depth += 2 if two else 1  # (an array's own count, as before: its `)` are counted too)
                     if sub[0] <= 2 and sub[1] is None:
                         sub[1] = k + 2
-                    k += 3 if line[k + 2:k + 3] == "(" else 2
+                    k += 3 if two else 2
                     continue
                 if c == "(" and sub[0] > 0:
                     sub[0] += 1
