@@ -316,3 +316,26 @@ def test_a_bad_severity_in_gpudoctor_toml_names_the_entry(tmp_path):
                        cwd=str(tmp_path), timeout=120)
     assert p.returncode == 2 and p.stderr == ("gpudoctor: error: gpudoctor.toml: severity = 'warning': must be a "
                                               "table: check id = \"error\", \"warning\", \"info\" or \"off\"\n")
+
+
+def test_local_beside_a_node_list_is_a_usage_error(tmp_path):
+    """`gpudoctor check --local --hosts hostfile` checked this machine alone and exited by its verdict: the hostfile's
+    nodes were silently not gathered (--via local --hosts, --facts --hosts and --slurm --local were already refused).
+    check, facts, exports, watch and probe now refuse it in one line, before any node is contacted (the hostfile's
+    names resolve nowhere)."""
+    hf = tmp_path / "hostfile"
+    hf.write_text("gpu01.invalid slots=8\ngpu02.invalid slots=8\n")
+    for argv in (["check", "--local", "--hosts", str(hf)], ["facts", "--hosts", str(hf), "--local"],
+                 ["exports", "--local", "--hosts", str(hf)], ["watch", "--local", "--hosts", str(hf), "--seconds", "1"],
+                 ["probe", "--local", "--hosts", str(hf)]):
+        p = subprocess.run([sys.executable, "-m", "gpudoctor"] + argv, capture_output=True, text=True, env=_env(),
+                           cwd=str(tmp_path), timeout=120)
+        assert p.returncode == 2 and p.stdout == "", (argv, p.stdout, p.stderr)
+        assert p.stderr == ("gpudoctor: error: --local checks this machine only; --hosts names other nodes: give one or "
+                            "the other\n"), argv
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--local", "--nodes", "gpu[01-02]"],
+                       capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 2 and "--nodes names other nodes" in p.stderr
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--local", "--select", "shm"], capture_output=True,
+                       text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+    assert p.returncode in (0, 1) and "gpudoctor: 1 node" in p.stdout  # --local alone: this machine, as before

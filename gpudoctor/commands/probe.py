@@ -148,8 +148,9 @@ def probe_nodes(args, opts, hosts=None, facts=None):
     unreached = {}  # nodes the facts round could not reach for Slurm's reasons (_gather_facts)
     if hosts is None:
         from gpudoctor import inventory
-        from gpudoctor.commands.common import apply_slurm
+        from gpudoctor.commands.common import apply_slurm, local_or_nodes
 
+        local_or_nodes(args)
         apply_slurm(args)  # --slurm: through srun, the partition's nodes outside a job
         hosts = None if getattr(args, "local", False) else inventory.resolve(hosts_file=args.hosts,
                                                                             nodeset=args.nodes)

@@ -79,8 +79,9 @@ def gather(args, cfg):
             raise InputError("%s holds no watch samples (what `gpudoctor facts` saves has none): save them with "
                              "gpudoctor watch --save DIR, then gpudoctor watch --facts DIR" % args.facts)
         return nodes
-    from gpudoctor.commands.common import apply_slurm
+    from gpudoctor.commands.common import apply_slurm, local_or_nodes
 
+    local_or_nodes(args)
     apply_slurm(args)  # --slurm: through srun, the partition's nodes outside a job
     hosts = [] if args.local else inventory.resolve(hosts_file=args.hosts, nodeset=args.nodes,
                                                     max_nodes=args.max_nodes)
