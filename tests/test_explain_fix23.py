@@ -363,3 +363,20 @@ def test_oom_of_the_request_itself_real_p3(kb):
     # 80 GiB GPU: the request is the cause, not the neighbours
     text, _fix = _first(kb, seen_case("2026-11-26p3", "p3-oom_one_rank_long_seq"))
     assert "processes hold memory" not in text
+
+
+# --- a watchdog timeout in an all-gather / reduce-scatter: the sizes' case (nccl.toml, nccl.timeout) ---
+
+def test_allgather_timeout_lists_sizes_that_differ_real_p13(kb):
+    root = _root(kb, seen_case("2026-11-26p13", "p13-all_gather_uneven_shards"))
+    assert root["id"] == "nccl.timeout"
+    assert any("pad each rank's tensor to the largest" in " ".join(c["fix"]) for c in root["causes"])
+
+
+def test_allreduce_timeout_has_no_sizes_case(kb):
+    # the watchdog's format (ProcessGroupNCCL.cpp WorkNCCL::checkTimeout)
+    root = _root(kb, "[rank1]:[E1126 16:29:36.283367859 ProcessGroupNCCL.cpp:689] [Rank 1] Watchdog caught collective "
+                     "operation timeout: WorkNCCL(SeqNum=56, OpType=ALLREDUCE, NumelIn=501, NumelOut=501, "
+                     "Timeout(ms)=600000) ran for 600037 milliseconds before timing out.\n")
+    assert root["id"] == "nccl.timeout"
+    assert not any("pad each rank's tensor" in " ".join(c["fix"]) for c in root["causes"])
