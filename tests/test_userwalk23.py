@@ -339,3 +339,24 @@ def test_local_beside_a_node_list_is_a_usage_error(tmp_path):
     p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--local", "--select", "shm"], capture_output=True,
                        text=True, env=_env(), cwd=str(tmp_path), timeout=120)
     assert p.returncode in (0, 1) and "gpudoctor: 1 node" in p.stdout  # --local alone: this machine, as before
+
+
+def test_exports_after_a_json_report_on_stdout_is_refused(tmp_path):
+    """`gpudoctor check --json --exports > report.json` wrote the JSON document and then the shell lines of the
+    exports into the same stream: report.json was not JSON. --exports with a JSON / JUnit / Prometheus report on stdout
+    is a usage error naming -o FILE; with -o the report is a whole JSON file and the exports go to stdout."""
+    import json
+
+    for fmt in (["--json"], ["--format", "junit"], ["--format", "prometheus"]):
+        p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", FACTS, "--exports"] + fmt,
+                           capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+        assert p.returncode == 2 and p.stdout == "", (fmt, p.stdout[-300:])
+        assert p.stderr.startswith("gpudoctor: error: --exports prints shell lines after the report on standard "
+                                   "output, which --") and p.stderr.endswith(
+            ": write the report with -o FILE, or run gpudoctor exports\n"), p.stderr
+    out = tmp_path / "report.json"
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", FACTS, "--exports", "--json", "-o",
+                        str(out)], capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert json.loads(out.read_text())["schema"].startswith("gpudoctor.report/")
+    assert "# gpudoctor exports: computed from the nodes' facts" in p.stdout

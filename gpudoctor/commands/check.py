@@ -222,6 +222,13 @@ def run(args):
     if getattr(args, "json", False) and getattr(args, "format", None) not in (None, "json"):
         # refused before any node is gathered: which of the two was meant is not ours to guess
         raise InputError("--json and --format %s ask for two formats: give one" % args.format)
+    fmt = "json" if getattr(args, "json", False) else (getattr(args, "format", None) or "text")
+    if getattr(args, "exports", False) and fmt != "text" and not getattr(args, "output", None):
+        # the exports are shell lines written after the report on stdout: after a JSON (JUnit, Prometheus) document
+        # they made it unreadable, `check --json --exports > r.json` an invalid file (userwalk23)
+        raise InputError("--exports prints shell lines after the report on standard output, which --%s holds: "
+                         "write the report with -o FILE, or run gpudoctor exports" % (
+                             "json" if getattr(args, "json", False) else "format " + fmt))
     if getattr(args, "probe", False) and args.facts:  # it was silently not run: the probe measures live nodes
         raise InputError("--probe measures live nodes; --facts reads saved ones: drop one of them")
     if getattr(args, "probe", False) and not args.facts:  # a bad --probe-* value is refused before any node is gathered
