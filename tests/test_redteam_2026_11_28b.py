@@ -451,3 +451,17 @@ def test_a_folder_on_the_way_swapped_for_a_link_while_explain_opens_its_file_is_
         shutil.rmtree(secret_dir, ignore_errors=True)
         shutil.rmtree(str(folder), ignore_errors=True)
     assert leaks == 0
+
+
+@pytest.mark.parametrize("line", ["  Process %s on node gpu1 managing GPU 0",
+                                  "  Rank %s has status DEAD -- GPU 0 managed by process 1234 on node gpu1",
+                                  "  Rank 3 -- GPU 0 managed by process %s on node gpu1"])
+def test_an_ncclras_report_with_a_number_no_report_holds_is_no_internal_error(tmp_path, line):
+    # 55.: explain's NCCL RAS reader took a pid or a rank as any run of digits and int() of 4,301+ digits raises
+    # (Python's integer string limit): a crafted report ended explain with exit 3 and a traceback file.
+    log = tmp_path / "ras.log"
+    log.write_text("Gathering data about the RAS network\nDEAD\n%s\n  Process 77 on node gpu2 managing GPU 1\n\n"
+                   % (line % ("9" * 5000)))
+    rc, out, err = _cli(["explain", str(log)], tmp_path)
+    assert rc in (0, 1) and "internal error" not in err, err[-600:]
+    assert "nccl.ras.dead" in out and "process 77 on node gpu2" in out, out[-800:]

@@ -23,9 +23,11 @@ MARKERS = (b"considered dead (unreachable via the RAS network)", b"Missing commu
            b"Gathering data about the RAS network", b"Gathering data about the NCCL communicators")
 
 _HEAD = re.compile(r"^(DEAD|INCOMPLETE|TIMEOUT|#\d+-\d+ \([0-9a-f]{1,16}\) (?:INCOMPLETE|ERROR|MISMATCH))\s*$")
-_PROCESS = re.compile(r"^\s+Process (\d+) on node (\S{1,255}) managing GPUs? (.{1,200}?)\s*$")
-_RANK = re.compile(r"^\s+Rank (\d+)(?: has status (\S{1,40}))? -- (?:GPU (.{1,100}?) managed by process (\d+) "
-                   r"on node (\S{1,255})|\[process information not found\])\s*$")
+# (a pid or a rank is at most 18 digits: int() of a longer run is no number a report holds, and past 4,300 digits
+# Python refuses it, which ended explain in an internal error: red team 2026-11-28b, docs/security.md 55.)
+_PROCESS = re.compile(r"^\s+Process (\d{1,18}) on node (\S{1,255}) managing GPUs? (.{1,200}?)\s*$")
+_RANK = re.compile(r"^\s+Rank (\d{1,18})(?: has status (\S{1,40}))? -- (?:GPU (.{1,100}?) managed by process "
+                   r"(\d{1,18}) on node (\S{1,255})|\[process information not found\])\s*$")
 _DETAIL = re.compile(r"^\s+(\S.{0,300}?)\s*$")
 
 
