@@ -360,3 +360,19 @@ def test_exports_after_a_json_report_on_stdout_is_refused(tmp_path):
     assert p.returncode == 1, p.stderr
     assert json.loads(out.read_text())["schema"].startswith("gpudoctor.report/")
     assert "# gpudoctor exports: computed from the nodes' facts" in p.stdout
+
+
+def test_plan_of_a_folder_says_it_is_a_folder(tmp_path, capsys, monkeypatch):
+    """`gpudoctor plan scripts` (a folder of launch scripts, named bare in the folder above it) said "'scripts': not
+    a launcher gpudoctor reads (...)", as if a launcher's name had been mistyped (`plan ./scripts` already said it is
+    a directory). It says the word is a folder and to name one of its scripts."""
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    (folder / "train.sh").write_text("torchrun --nproc_per_node 2 train.py\n")
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = _run(capsys, "plan", "scripts")
+    assert rc == 2 and out == ""
+    assert err.startswith("gpudoctor: error: 'scripts': a folder, not a script (name one of its scripts), and not a "
+                          "launcher gpudoctor reads (") and len(err.splitlines()) == 1, err
+    rc, out, _ = _run(capsys, "plan", "scripts/train.sh")
+    assert rc == 0 and "torchrun" in out

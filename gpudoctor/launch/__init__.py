@@ -220,8 +220,8 @@ def parse_launch(line, plan=None, environ=None, given=True):
         # typed after the options, the word may be meant as a script too (`gpudoctor plan train 2 0`): say
         # that there is none by that name either
         raise InputError("%s%s: %snot a launcher gpudoctor reads (%s)" % (
-            flag, excerpt(argv[0], 30), "" if given or os.path.lexists(argv[0]) else "no such script, and ",
-            LAUNCHERS))
+            flag, excerpt(argv[0], 30), "" if given else "a folder, not a script (name one of its scripts), and "
+            if os.path.isdir(argv[0]) else "" if os.path.lexists(argv[0]) else "no such script, and ", LAUNCHERS))
     _trainer_args(plan)
     return plan
 
