@@ -465,3 +465,23 @@ def test_an_ncclras_report_with_a_number_no_report_holds_is_no_internal_error(tm
     rc, out, err = _cli(["explain", str(log)], tmp_path)
     assert rc in (0, 1) and "internal error" not in err, err[-600:]
     assert "nccl.ras.dead" in out and "process 77 on node gpu2" in out, out[-800:]
+
+
+def test_flight_recorder_dumps_are_read_within_explains_deadline(tmp_path):
+    # 51. (second part): dumps were read before explain's deadline was set, so --timeout held only the logs: 10,000
+    # dumps of up to 64 MiB each (about 0.35 s a MB to scan) were all read. Past the deadline the rest are listed as
+    # not read now. 25 dumps of 1.3 MB take seconds to scan, far past a 0.5 s deadline.
+    import pickle
+
+    doc = {"version": "2.4", "pg_config": {}, "pg_status": {},
+           "entries": [{"record_id": i, "pg_id": 0, "process_group": ["0", "default_pg"], "collective_seq_id": i + 1,
+                        "profiling_name": "nccl:all_reduce", "input_sizes": [[1024]], "input_dtypes": ["Float"],
+                        "state": "completed", "frames": [{"filename": "/opt/torch/x.py", "line": 1, "name": "f"}]}
+                       for i in range(12000)]}
+    data = pickle.dumps(doc, protocol=2)
+    for r in range(25):
+        (tmp_path / ("nccl_trace_rank_%d" % r)).write_bytes(data)
+    rc, out, err = _cli(["explain", "--json", "--timeout", "0.5", str(tmp_path)], tmp_path, timeout=120)
+    fr = json.loads(out)["flight_recorder"]
+    late = [u for u in fr["unreadable"] if "deadline" in u["why"]]
+    assert late and fr["dumps"] + len(late) == 25, fr["unreadable"][:3]

@@ -260,7 +260,7 @@ def main(args):
     restore = _catch_signals(interrupted)
     try:
         if paths:
-            logs, flight, reports = _in.collect(paths)
+            logs, flight, reports = _in.collect(paths, deadline=deadline)
             result = explain_inputs(logs, kb, facts=node_facts, deadline=deadline, flight=flight, ras=reports,
                                     interrupted=interrupted)
         elif text == "-":

@@ -63,7 +63,7 @@ def is_dump(head):
     return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5
 
 
-def _check_memo(data):
+def _check_memo(data, deadline=None):
     """DumpError unless every memo index the pickle's PUT opcodes name is one its pickler could write: CPython's C
     unpickler keeps the memo as an array grown to twice the index a PUT names (Modules/_pickle.c
     _Unpickler_MemoPut), so the 12 bytes '\\x80\\x02 N r <0x10000000> .' held 4.3 GB; a pickler numbers its memo from
@@ -72,9 +72,13 @@ def _check_memo(data):
     (docs/security.md 39.)."""
     import pickletools
 
+    import time
+
     puts = 0
     try:
-        for op, arg, _pos in pickletools.genops(data):
+        for n, (op, arg, _pos) in enumerate(pickletools.genops(data)):
+            if deadline is not None and not n & 0xFFFF and time.monotonic() > deadline:
+                raise DumpError("not read: explain's deadline (--timeout) passed while its opcodes were read")
             if op.name in ("PUT", "BINPUT", "LONG_BINPUT"):
                 if not isinstance(arg, int) or arg < 0 or arg > puts:
                     raise DumpError("not a readable pickle: a memo index no pickler writes (%s %s)" % (
@@ -90,9 +94,9 @@ def _check_memo(data):
         raise DumpError("not a readable pickle: %s" % type(exc).__name__)
 
 
-def load_dump(data):
+def load_dump(data, deadline=None):
     """The dump's dict, read with the restricted unpickler; DumpError when it is not one."""
-    _check_memo(data)
+    _check_memo(data, deadline)
     try:
         doc = _SafeUnpickler(io.BytesIO(data)).load()
     except DumpError:
@@ -214,13 +218,21 @@ def _slim(doc):
             "pg_status": doc.get("pg_status") if isinstance(doc.get("pg_status"), dict) else {}}
 
 
-def read_dumps(paths):
+def read_dumps(paths, deadline=None):
     """{"dumps", "ranks", "version", "unreadable", "findings", "summary"}: what the dumps of one
-    job say, compared rank by rank per process group."""
+    job say, compared rank by rank per process group. Past ``deadline`` (explain's --timeout) the
+    dumps not read yet are listed as unread: up to 10,000 dumps of 64 MiB each are read before the
+    logs, and explain's deadline held only the logs (docs/security.md 51.)."""
+    import time
+
     from gpudoctor.explain.inputs import _open_regular
 
     by_rank, unreadable, version = {}, [], None
-    for path in paths[:MAX_DUMPS]:
+    for k, path in enumerate(paths[:MAX_DUMPS]):
+        if deadline is not None and time.monotonic() > deadline:
+            unreadable.extend({"file": p, "why": "explain's deadline (--timeout) passed first"}
+                              for p in paths[k:MAX_DUMPS])
+            break
         m = _RANK.search(os.path.basename(path))
         f = _open_regular(path, "Flight Recorder dump")
         try:
@@ -231,7 +243,7 @@ def read_dumps(paths):
             unreadable.append({"file": path, "why": "larger than %d MiB" % (MAX_DUMP >> 20)})
             continue
         try:
-            doc = _slim(load_dump(data))
+            doc = _slim(load_dump(data, deadline))
         except DumpError as exc:
             unreadable.append({"file": path, "why": str(exc)})
             continue

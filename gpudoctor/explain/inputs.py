@@ -145,7 +145,7 @@ def _not_kernel(p):
                              "read; save it to a file first (dmesg > kern.txt)" % (excerpt(p, 200), top))
 
 
-def collect(paths):
+def collect(paths, deadline=None):
     """([(name, opener)] of the logs, Flight Recorder findings or None, NCCL RAS report items)
     for the paths given: files are read in the order given, a folder's files in name order. A
     file that is a Flight Recorder dump (a pickle) is read as one, never as a log; a log that
@@ -217,7 +217,7 @@ def collect(paths):
     if binaries and not logs and not dumps:
         raise InputError("%s: no text log to read (%d binary file%s left out)" % (
             ", ".join(excerpt(p, 100) for p in paths[:3]), binaries, "" if binaries == 1 else "s"))
-    fr = flight.read_dumps(dumps) if dumps else None
+    fr = flight.read_dumps(dumps, deadline=deadline) if dumps else None
     if not logs:
         logs = [("%d Flight Recorder dump%s" % (len(dumps), "" if len(dumps) == 1 else "s"), _empty)]
     return logs, fr, reports
