@@ -106,6 +106,8 @@ class MultiSlurm(object):
 
     def __init__(self, base, n=4, faults=None, hooks=True):
         self.hooks = hooks  # Prolog= and HealthCheckProgram= (benchmarks leave them out)
+        # GPUs and features on sn[1-4] (_node_extra), where the device files stand-ins exist
+        self.gres = n <= 16 and all(os.path.exists("/dev/tty%d" % k) for k in (1, 2))
         self.dir = base
         self.n = n
         self.faults = dict(faults or {})
@@ -665,7 +667,7 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 SwitchType=switch/none
 MpiDefault=none
-SelectType=select/cons_tres
+%(gres_types)sSelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ReturnToService=1
 SlurmdTimeout=%(slurmd_timeout)d
@@ -686,5 +688,18 @@ PartitionName=front Nodes=sn[1-2] MaxTime=INFINITE State=UP Hidden=YES
        # connection failure" within TCPTimeout's default 2 s (slurm.conf(5)); the controller and
        # the slurmd tree wait longer for each other there
        "tcp_timeout": 2 if self.n <= 200 else 30,
-       "nodes": "".join("NodeName=sn%d NodeAddr=%s CPUs=2 RealMemory=500 State=UNKNOWN\n" % (i, self.addr(i))
-                        for i in range(1, self.n + 1))})
+       "gres_types": "GresTypes=gpu\n" if self.gres else "",
+       "nodes": "".join("NodeName=sn%d NodeAddr=%s CPUs=2 RealMemory=500%s State=UNKNOWN\n" % (
+           i, self.addr(i), self._node_extra(i)) for i in range(1, self.n + 1))})
+        if self.gres:
+            with open(os.path.join(d, "gres.conf"), "w") as f:
+                f.write("NodeName=sn[1-2] Name=gpu File=/dev/tty[1-2]\n")
+
+    def _node_extra(self, i):
+        """slurm.conf words of node i beyond CPUs and memory: on the suite's small cluster sn1 and sn2
+        have two GPUs in Slurm (GRES, without a GPU: /dev/tty1 and /dev/tty2 stand for the device
+        files, which slurmd only needs to exist) and the feature a100, sn3 and sn4 the feature
+        cpuonly: a cluster of GPU and CPU nodes in one partition (tests/test_slurm23.py)."""
+        if not self.gres or i > 4:
+            return ""
+        return " Gres=gpu:2 Features=a100" if i <= 2 else " Features=cpuonly"

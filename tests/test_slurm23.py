@@ -185,3 +185,103 @@ def test_check_slurm_inside_a_job_checks_the_jobs_nodes_and_busy_nodes_are_named
     nodes = nodes_of(p.stdout)
     assert sorted(nodes) == ms.names and all(n["error_kind"] == "node-busy" for n in nodes.values()), nodes
     assert p.returncode == 1
+
+
+def gres(ms):
+    if not ms.gres:
+        pytest.skip("no /dev/tty1 and /dev/tty2 to stand for sn1's and sn2's GPU device files")
+
+
+def test_gpudoctors_step_in_a_job_of_gpus_per_task_sees_every_gpu_of_the_job(ms, tmp_path):
+    """sbatch/salloc --gpus-per-task=1 exports SLURM_GPUS_PER_TASK=1 to the job's steps; gpudoctor's
+    step (one task per node) took one task's share: CUDA_VISIBLE_DEVICES=0 of the node's 0,1 that the
+    job holds (SLURM_STEP_GPUS=0). It now gets every GPU of the job (srun(1) --gres)."""
+    gres(ms)
+    p = inside(ms, ["-N1", "-w", "sn1", "--gres=gpu:2", "--ntasks-per-node=2", "--gpus-per-task=1"],
+               "GD facts --via srun -o f.json")
+    with open(os.path.join(ms.cwd, "f.json")) as f:
+        values = json.load(f)["env"]["values"]
+    assert values.get("CUDA_VISIBLE_DEVICES") == "0,1" and values.get("SLURM_STEP_GPUS") == "0,1", (values, p.stderr)
+
+
+@pytest.mark.parametrize("name, value, fit", [
+    ("SLURM_CONSTRAINT", "a100", ["sn1", "sn2"]),
+    ("SLURM_GPUS_PER_NODE", "1", ["sn1", "sn2"]),
+    ("SLURM_GRES", "gpu:2", ["sn1", "sn2"]),
+    ("SLURM_CONSTRAINT", "a100|cpuonly", ["sn1", "sn2", "sn3", "sn4"]),
+])
+def test_nodes_that_lack_the_features_or_gpus_the_user_asks_for_are_named_and_the_others_checked(ms, name, value,
+                                                                                                  fit):
+    """A cluster of GPU (sn[1-2], a100, gpu:2) and CPU nodes (sn[3-4], cpuonly) in one partition, and a
+    user who exports what their jobs ask for: srun refused gpudoctor's whole job over sn[1-4]
+    ("Requested node configuration is not available"), and every node was `slurm`. Now the nodes
+    that lack it are `not-eligible`, saying which variable and what the node has; the others run."""
+    gres(ms)
+    p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-4]", "--select", "shm", "--json"]),
+               env={name: value}, timeout=90, cwd=ms.cwd)
+    nodes = nodes_of(p.stdout)
+    for h, n in nodes.items():
+        if h in fit:
+            assert n["reachable"], (h, n, p.stderr)
+        else:
+            assert n["error_kind"] == "not-eligible" and "%s=%s" % (name, value) in n["error"], (h, n)
+    assert p.returncode == 1  # sn3's /dev/shm, or the nodes left out
+
+
+@pytest.mark.parametrize("env, features, gpus", [
+    ({"SLURM_CONSTRAINT": "a100"}, ("&", ["a100"]), None),
+    ({"SLURM_CONSTRAINT": "a100&ib"}, ("&", ["a100", "ib"]), None),
+    ({"SLURM_CONSTRAINT": "a100|h100"}, ("|", ["a100", "h100"]), None),
+    ({"SLURM_CONSTRAINT": "[a100|h100]"}, None, None),  # matching OR: srun decides
+    ({"SLURM_CONSTRAINT": "a100*2"}, None, None),  # a count: srun decides
+    ({"SLURM_CONSTRAINT": "a100&ib|h100"}, None, None),  # mixed operators: srun decides
+    ({"SLURM_GPUS_PER_NODE": "4"}, None, (None, 4)),
+    ({"SLURM_GPUS_PER_NODE": "a100:4"}, None, ("a100", 4)),
+    ({"SLURM_GPUS_PER_TASK": "1"}, None, (None, 1)),
+    ({"SLURM_GRES": "gpu:a100:2"}, None, ("a100", 2)),
+    ({"SLURM_GRES": "gpu:2,nvme:1"}, None, (None, 2)),
+    ({"SLURM_GRES": "nvme:1"}, None, None),
+    ({"SLURM_GPUS_PER_NODE": "0"}, None, None),
+    ({"SLURM_GPUS": "8"}, None, None),  # for the whole job, not per node: srun decides
+])
+def test_what_gpudoctors_own_job_asks_of_each_node(env, features, gpus):
+    from gpudoctor.transport.srun import job_request
+
+    f, g = job_request(env)
+    assert (f[:2] if f else None) == features and (g[:2] if g else None) == gpus
+
+
+def test_a_nodes_gpus_are_read_from_scontrols_gres():
+    from gpudoctor.transport.srun import node_gpus
+
+    assert node_gpus("(null)") == {None: 0}
+    assert node_gpus("gpu:2") == {None: 2}
+    assert node_gpus("gpu:a100:4(S:0-1)") == {None: 4, "a100": 4}
+    assert node_gpus("gpu:a100:2(S:0),gpu:h100:1(S:1),nvme:1") == {None: 3, "a100": 2, "h100": 1}
+
+
+@pytest.mark.parametrize("name", ["SLURM_EXCLUSIVE", "SLURM_NO_KILL"])
+def test_an_srun_option_refused_from_the_environment_names_the_variable(ms, name):
+    """`SLURM_EXCLUSIVE=1` (srun wants user/mcs/...) or `SLURM_NO_KILL=1` exported: srun refuses
+    gpudoctor's step with "Invalid --exclusive specification", an option gpudoctor never passed.
+    The node's error now names the variable it came from."""
+    p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn1", "--select", "shm", "--json"]),
+               env={name: "1"}, timeout=90, cwd=ms.cwd)
+    n = nodes_of(p.stdout)["sn1"]
+    assert n["error_kind"] == "slurm" and "Invalid --" in n["error"], n
+    assert "srun read it from %s=1 in the environment" % name in n["error"], n
+
+
+def test_a_slow_nodes_finding_names_each_peer_once():
+    """The 4-node bed with sn2's link shaped to 100 Mbit/s (tc tbf): sn3<->sn2 was measured again in
+    pass 2, and the finding listed sn3 twice ("sn3 0.095, sn1 0.095, sn3 0.096"). One number per
+    peer now, its best pass. The pairs are the bed's (probe --json)."""
+    from gpudoctor.probe import findings
+
+    pairs = [{"a": "sn2", "b": "sn3", "gbps": 0.095, "pass": 1}, {"a": "sn1", "b": "sn2", "gbps": 0.095, "pass": 1},
+             {"a": "sn1", "b": "sn3", "gbps": 10.4, "pass": 1}, {"a": "sn3", "b": "sn2", "gbps": 0.096, "pass": 2}]
+    doc = {"mode": "tcp", "pairs": [dict(p, transport="tcp", error=None, error_kind=None, blame=None) for p in pairs],
+           "nodes": [{"host": h, "reachable": True} for h in ("sn1", "sn2", "sn3")],
+           "isolation": {"median_gbps": 10.4, "slow_nodes": ["sn2"], "slow_links": []}}
+    (f,) = [x for x in findings.evaluate(doc, {}) if x.check == "probe.node.slow"]
+    assert f.message.startswith("sn2 is slow with every peer: sn3 0.096, sn1 0.095 (Gbit/s;"), f.message

@@ -102,6 +102,10 @@ HINTS = {
                         "else the default partition), so srun would refuse the whole job: set SLURM_PARTITION to one "
                         "of the node's partitions (`scontrol show node NODE`: Partitions=), run inside a job that "
                         "holds it, or allow --fallback ssh",
+    "not-eligible": "the job gpudoctor starts outside an allocation asks for features or GPUs (SLURM_CONSTRAINT, "
+                    "SLURM_GPUS_PER_NODE, SLURM_GPUS_PER_TASK, SLURM_GRES in your environment) this node lacks, so "
+                    "srun would refuse the whole job: check such nodes with those variables unset, run inside a job "
+                    "that holds them, or allow --fallback ssh",
     "interrupted": "gathering was interrupted before this node answered",
 }
 

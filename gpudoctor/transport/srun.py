@@ -52,7 +52,8 @@ LINE = 1000  # characters of base64 per chunk line
 # srun failures that say nothing about the node itself: Slurm could not start a task there
 # (the node is down, drained, not in the job, its slurmd dead or hung, the launch failed).
 # Only these are retried over ssh, and only when the user allowed it (--fallback ssh).
-FALLBACK_KINDS = ("node-down", "node-drained", "node-busy", "slurmd", "slurm", "not-allocated", "not-in-partition")
+FALLBACK_KINDS = ("node-down", "node-drained", "node-busy", "slurmd", "slurm", "not-allocated", "not-in-partition",
+                  "not-eligible")
 READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read in pieces)
 
 SOURCE_ASK = "gpudoctor-source"  # the line a node prints for the collector's sources
@@ -688,6 +689,7 @@ class SrunTransport(Transport):
         busy = {}
         used = {}  # {node: (CPUAlloc, CPUTot, AllocMem, RealMemory, [its partitions])} where jobs run
         member = {}  # {node: [its partitions]} (scontrol prints Partitions= for a node in any)
+        unfit = {} if in_allocation() else job_misfits(text, os.environ)  # {node: why gpudoctor's job cannot go there}
         for line in text.splitlines()[:100000]:
             f = dict(re.findall(r"\b(NodeName|CPUAlloc|CPUTot|AllocMem|RealMemory|Partitions)=(\d+|\S+)", line))
             n, num = f.get("NodeName"), lambda k: int(f[k]) if f.get(k, "").isdigit() else 0
@@ -725,6 +727,12 @@ class SrunTransport(Transport):
                                   ",".join(sorted(modes))[:200],
                                   "$SLURM_PARTITION" if os.environ.get("SLURM_PARTITION") else "the default partition",
                                   ",".join(member[h])[:200], sh(member[h][0][:100])), error_kind="not-in-partition")
+                continue
+            if h in unfit:
+                # srun refused the whole job ("Requested node configuration is not available"), every node
+                # `slurm`: SLURM_CONSTRAINT=a100 or SLURM_GPUS_PER_NODE=1 over sn[1-4] of which two have
+                # neither (the 4-node bed, Features=a100 Gres=gpu:2 on sn[1-2] only)
+                out[h] = Node(host=h, error=unfit[h], error_kind="not-eligible")
                 continue
             kind = node_unavailable(states[h][0], h in allocated)
             if kind:
@@ -1253,6 +1261,87 @@ def parse_node_states(text):
     return out
 
 
+_FEATURE = re.compile(r"^[A-Za-z0-9_.+-]{1,100}$")
+_GPU_ASK = re.compile(r"^(?:gpu:)?(?:([A-Za-z0-9_.-]{1,60}):)?(\d{1,6})$")
+
+
+def job_request(environ):
+    """What gpudoctor's own job (outside an allocation: one task per node) asks of every node through
+    the variables srun reads as options (srun(1), INPUT ENVIRONMENT VARIABLES): (features, gpus).
+    features: ("&" or "|", [feature, ...], "SLURM_CONSTRAINT=...") for a plain constraint (one feature,
+    or features joined by & alone or by | alone), else None: counts, brackets and mixed operators
+    are left to srun. gpus: (type or None, count per node, "VAR=...") from SLURM_GPUS_PER_NODE,
+    SLURM_GPUS_PER_TASK (one task per node) or SLURM_GRES (gpu[:type]:N), else None."""
+    features = None
+    want = (environ.get("SLURM_CONSTRAINT") or "").strip()
+    if want and len(want) <= 1000:
+        for op in ("&", "|"):
+            names = want.split(op)
+            if all(_FEATURE.match(n) for n in names):
+                features = (op, names, "SLURM_CONSTRAINT=" + want)
+                break
+    gpus = None
+    for var in ("SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_TASK", "SLURM_GRES"):
+        value = (environ.get(var) or "").strip()
+        if not value or len(value) > 1000:
+            continue
+        asks = [v for v in value.split(",") if v.startswith("gpu")] if var == "SLURM_GRES" else [value]
+        m = _GPU_ASK.match(asks[0]) if len(asks) == 1 else None
+        if m and int(m.group(2)) > 0:
+            gpus = (m.group(1), int(m.group(2)), "%s=%s" % (var, value))
+            break
+    return features, gpus
+
+
+def node_gpus(gres):
+    """scontrol's Gres= of a node (`gpu:2`, `gpu:a100:4(S:0-1)`, `gpu:a100:2,gpu:h100:1`, `(null)`) ->
+    {type or None: count}, every typed count also under None."""
+    out = {None: 0}
+    for part in gres.split(","):
+        bits = re.sub(r"\(.*?\)", "", part).split(":")
+        if bits[0] != "gpu" or len(bits) < 2 or not bits[-1].isdigit():
+            continue
+        n = int(bits[-1])
+        out[None] += n
+        if len(bits) == 3:
+            out[bits[1]] = out.get(bits[1], 0) + n
+    return out
+
+
+def job_misfits(text, environ):
+    """{node: why} for the nodes of `scontrol show node -o` ``text`` that lack what job_request
+    says gpudoctor's job asks of each node: srun would refuse the whole job."""
+    features, gpus = job_request(environ)
+    if not features and not gpus:
+        return {}
+    out = {}
+    for line in text.splitlines()[:100000]:
+        m = re.match(r"NodeName=(\S+)", line)
+        if not m:
+            continue
+        node = m.group(1)
+        why = []
+        if features:
+            f = re.search(r"\bAvailableFeatures=(\S*)", line)
+            have = set((f.group(1) if f else "").split(",")) - {"", "(null)"}
+            op, names, said = features
+            if not (all(n in have for n in names) if op == "&" else any(n in have for n in names)):
+                why.append("%s, and the node's features are %s" % (said, ",".join(sorted(have))[:200] or "none"))
+        if gpus:
+            g = re.search(r"\bGres=(\S*)", line)
+            kind, count, said = gpus
+            have = node_gpus(g.group(1) if g else "").get(kind, 0)
+            if have < count:
+                why.append("%s, and the node has %d%s GPU%s in Slurm (Gres=%s)" % (
+                    said, have, " " + kind if kind else "", "" if have == 1 else "s", (g.group(1) if g else "")[:100]))
+        if why:
+            out[node] = ("the job gpudoctor starts outside an allocation asks what this node lacks (%s): srun would "
+                         "refuse the whole job (Requested node configuration is not available); leave the node out "
+                         "(`sinfo -N -o '%%N %%f %%G'` lists features and GPUs) or unset the variable for gpudoctor"
+                         % "; ".join(why))
+    return out
+
+
 def node_unavailable(state, allocated=False):
     """The error kind of a node in this state that cannot start a task, else None."""
     parts = state.upper().split("+")
@@ -1271,4 +1360,23 @@ def _exit_code(text):
 
 def _last(lines, rc):
     errs = [l for l in lines if "error" in l]
-    return (errs[-1] if errs else "srun exited %s" % rc)[:300]
+    return (errs[-1] if errs else "srun exited %s" % rc)[:300] + _env_said(errs[-1] if errs else "")
+
+
+_INVALID_OPT = re.compile(r"Invalid --([a-z][a-z-]{1,40}) specification")
+
+
+def _env_said(line, environ=None):
+    """Where srun refused an option gpudoctor never passes ("Invalid --exclusive specification"), the
+    variable it read it from (srun(1), INPUT ENVIRONMENT VARIABLES: SLURM_EXCLUSIVE for --exclusive):
+    with SLURM_EXCLUSIVE=1 or SLURM_NO_KILL=1 exported every node read only srun's words (the 4-node
+    bed). "" where no such variable is set."""
+    m = _INVALID_OPT.search(line)
+    if not m:
+        return ""
+    name = "SLURM_" + m.group(1).upper().replace("-", "_")
+    value = (os.environ if environ is None else environ).get(name)
+    if value is None:
+        return ""
+    shown = "".join(c if c.isprintable() else "?" for c in value[:60])
+    return " (srun read it from %s=%s in the environment: unset it for gpudoctor)" % (name, shown)
