@@ -1,0 +1,123 @@
+"""plan SCRIPT's newest readers, asserted against bash 5.2 and coreutils (mutation round 18, docs/mutation.md):
+Reader._path_subst / _simple_cmds ($(dirname W), $(basename W S), $(cd W && pwd), $(realpath W), $(readlink -f W) of
+a known W), _ends_script (exec / exit that end the script) and _srun_tasks (how many tasks srun starts). Each script
+runs under bash with the launchers stubbed (test_launch_scripts21.bash_argv): a word the plan knows must be the word
+bash passed, and a word the plan cannot know stays unknown."""
+
+import pytest
+from test_launch_scripts21 import bash_argv, known, write
+
+from gpudoctor.launch.script import read_script
+
+
+def _tree(tmp_path):
+    (tmp_path / "w" / "a").mkdir(parents=True)
+    (tmp_path / "w" / "f.txt").write_text("x\n")
+    return tmp_path / "w"
+
+
+def _plan_and_bash(tmp_path, cmd):
+    d = _tree(tmp_path)
+    p = write(tmp_path, "p.sh", 'D=%s\ntorchrun --nproc_per_node 2 t.py "$(%s)"\n' % (d, cmd))
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p)
+    return known(la.argv)[-1], real[-1]
+
+
+# coreutils: dirname strips trailing slashes, then the last part, then the slashes before it ('/' stays '/', no slash
+# is '.'); basename strips trailing slashes and keeps the last part ('/' for '/'), then a suffix unless it is the whole
+# name; realpath / readlink -f need every directory on the way, -e the last part too, -m nothing; cd W && pwd is W
+# made absolute, . and .. folded
+KNOWN = [
+    "dirname $D/a/", "dirname $D//a//", "dirname /", "dirname ///", "dirname /x", "dirname x", "dirname x/",
+    "dirname -- $D/a", "basename /", "basename ///", "basename $D/a/", "basename x.sh x.sh", "basename $D/x.tar.gz .gz",
+    "basename x .sh", "basename -- -x", "basename -- $D/a.sh .sh", "basename $D/a/ a",
+    "cd $D; pwd", "cd -- $D && pwd -P", "cd $D/a/.. && pwd", "cd $D > /dev/null && pwd", "cd $D/a/ && pwd -L",
+    "realpath $D/a/", "realpath -s $D/a", "realpath -e $D/a", "realpath --canonicalize-existing $D/f.txt",
+    "readlink -e $D/f.txt", "readlink -m $D/nope/x/..", "realpath --canonicalize-missing $D/nope/..",
+    "realpath -q $D/a", "readlink -f $D/a/../a", "realpath -- $D/a", "realpath $D/nope", "readlink -f $D/a/nope",
+    "realpath -L $D/./a//", "realpath -P $D/a/.", "realpath $D/f.txt",
+]
+UNKNOWN = [
+    "dirname -z $D", "dirname $D $D", "dirname", "basename a b c", "basename -a x y", "basename -s .sh x.sh",
+    "dirname ''", "basename ''",
+    "cd $D && pwd > /dev/null", "cd $D && pwd -x", "cd $D $D && pwd", "cd -- && pwd", "cd $D && ls",
+    "cd $D & pwd", "cd $D; pwd; pwd", "cd $D && cd $D && pwd", "cd && pwd", "cd \"~\" && pwd", "realpath \"~/x\"",
+    "readlink -e $D/nope", "realpath -e $D/f.txt/", "realpath $D/f.txt/x", "realpath -- -x",
+    "realpath $D/f.txt/", "readlink -f $D/nope/x", "realpath -e $D/nope/..", "realpath > /dev/null $D",
+    "readlink -n $D", "realpath $D/a $D/a",
+]
+
+
+@pytest.mark.parametrize("cmd", KNOWN)
+def test_a_path_command_of_a_known_word_is_what_bash_passes(tmp_path, cmd):
+    mine, real = _plan_and_bash(tmp_path, cmd)
+    assert mine is not None and mine == real
+
+
+@pytest.mark.parametrize("cmd", UNKNOWN)
+def test_a_path_command_not_read_stays_unknown(tmp_path, cmd):
+    mine, _real = _plan_and_bash(tmp_path, cmd)
+    assert mine is None
+
+
+# exec CMD replaces the shell: nothing after it runs; `exec` with redirections only, or in a subshell / pipeline
+# element, does not end the script; `exit` where the script's own values decide every enclosing test ends it, `exit`
+# with two arguments does not (bash: "exit: too many arguments", and goes on)
+ENDS = [
+    ("exec torchrun --nproc_per_node 2 a.py\n", ["a.py"]),
+    ("then_exec", ["a.py"]),
+    ("exec > log.txt 2>&1\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+    ("exec {fd}>log.txt\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+    ("true | exec torchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+    ("( exec torchrun --nproc_per_node 2 a.py )\n", ["a.py", "b.py"]),
+    ("X=1\nif [ \"$X\" = 1 ]; then exit 0; fi\ntorchrun --nproc_per_node 2 a.py\n", []),
+    ("X=1\nif [ \"$X\" = 2 ]; then exit 0; fi\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+    ("X=1\n[ \"$X\" = 1 ] && exit 3\ntorchrun --nproc_per_node 2 a.py\n", []),
+    ("X=1\n[ \"$X\" = 1 ] || exit 3\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+    ("X=1\ncase $X in 1) exit 0;; esac\ntorchrun --nproc_per_node 2 a.py\n", []),
+    ("exit 1 2\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+    ("{ exit 0; }\ntorchrun --nproc_per_node 2 a.py\n", []),
+    ("true | exit 0\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+    ("( exit 0 )\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+]
+
+
+@pytest.mark.parametrize("head, runs", ENDS, ids=[str(i) for i in range(len(ENDS))])
+def test_exec_and_exit_end_the_plan_where_bash_ends(tmp_path, head, runs):
+    if head == "then_exec":
+        head = "X=1\nif [ \"$X\" = 1 ]; then exec torchrun --nproc_per_node 2 a.py; fi\n"
+    p = write(tmp_path, "e.sh", "#!/bin/bash\n" + head + "torchrun --nproc_per_node 2 b.py\n")
+    ran = [r[-1] for r in bash_argv(tmp_path, p) if r[0] == "torchrun"]
+    assert ran == runs
+    planned = [la.argv[-1] for la in read_script(str(p), [], environ={}).launches]
+    assert planned == runs
+
+
+# srun(1): -n / --ntasks tasks; -N / --nodes times --ntasks-per-node (one a node without it); --ntasks-per-node alone
+# on the allocation's nodes; neither: the job's own tasks (#SBATCH --ntasks). A range or a value known at run time:
+# not known, no finding. torchrun without --nnodes takes at most 1 node (its default 1:1).
+JOB = '''#!/bin/bash
+#SBATCH --nodes=2
+#SBATCH --ntasks=%s
+#SBATCH --gpus-per-node=4
+srun %s torchrun --nproc_per_node 4 --rdzv_backend c10d --rdzv_endpoint host1:29500 train.py
+'''
+AGENTS = [("2", "", 2), ("2", "-n 3", 3), ("2", "--ntasks=3", 3), ("2", "-n3", 3), ("2", "--ntasks 5", 5),
+          ("2", "-N 2 --ntasks-per-node=2", 4), ("2", "--nodes=2", 2), ("2", "-N2", 2), ("2", "--ntasks-per-node=3", 6),
+          ("2", "--mpi=pmix -n 3", 3), ("2", "-w host1 -n 3", 3), ("2", "-N 1", None), ("2", "-n 1", None),
+          ("2", "-N 1-2", None), ("2", "-n $(nproc)", None), ("1", "", None), ("4", "", 4),
+          ("2", "-n 3 -N 2", 3)]
+
+
+@pytest.mark.parametrize("tasks, opts, agents", AGENTS, ids=["%s|%s" % (a[0], a[1]) for a in AGENTS])
+def test_the_number_of_torchrun_agents_srun_starts(tmp_path, tasks, opts, agents):
+    p = write(tmp_path, "job.sh", JOB % (tasks, opts))
+    (la,) = read_script(str(p), [], environ={}).launches
+    found = [f for f in la.findings if "torchrun agents" in f]
+    if agents is None:
+        assert found == []
+    else:
+        (f,) = found
+        assert f.startswith("srun starts %d torchrun agents (one per task) for a rendezvous of at most 1 node "
+                            "(torchrun's default --nnodes 1:1)" % agents), f
