@@ -380,3 +380,16 @@ def test_allreduce_timeout_has_no_sizes_case(kb):
                      "Timeout(ms)=600000) ran for 600037 milliseconds before timing out.\n")
     assert root["id"] == "nccl.timeout"
     assert not any("pad each rank's tensor" in " ".join(c["fix"]) for c in root["causes"])
+
+
+# --- a K-dim loss's class dimension (LossNLL.cpp nll_loss_nd) and an embedding's float ids (TensorUtils.cpp) ---
+
+def test_cross_entropy_classes_last(kb):
+    text, fix = _first(kb, _read("cross_entropy_classes_last.log"))
+    assert "[4, 16, 100] with the classes last" in text
+    assert "logits.view(-1, 100), labels.view(-1)" in fix and "logits.transpose(1, 2)" in fix
+
+
+def test_embedding_float_ids(kb):
+    text, fix = _first(kb, _read("embedding_float_ids.log"))
+    assert "are FloatTensor, not integers" in text and "ids = ids.long()" in fix

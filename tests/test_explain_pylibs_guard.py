@@ -58,6 +58,7 @@ def test_a_specific_roots_own_fix_stays_first_before_the_refused_argument():
     assert f["id"] == "usercode.tensors_on_two_devices"
     fixes = f["causes"][0]["fix"]
     assert "move the named tensor" in fixes[0]
+    assert "b = b.to(x.device)" in fixes[0]  # (explain-fix23: opfix names the tensor the line passed as bias=)
     assert any("change bias in that call" in x for x in fixes[1:])
 
 

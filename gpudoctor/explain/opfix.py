@@ -72,6 +72,12 @@ def _device_msg(text):
     return None
 
 
+def _keyword_arg(src, key):
+    """The plain name the line passes as keyword `key` (`bias=b`), or None."""
+    m = re.search(r"(?<![\w.])%s\s{0,3}=\s{0,3}([A-Za-z_][\w.]{0,80})\s{0,3}[,)]" % re.escape(key), src)
+    return userline.ident(m.group(1), None) if m else None
+
+
 def _args_of_call(src):
     """The plain-name arguments of the line's outermost call and the name it calls: ([names], callee) or ([], '')."""
     m = re.search(r"(?<![\w.])([A-Za-z_][\w.]{0,80})\s{0,3}\(", src)
@@ -161,6 +167,13 @@ def _devices(msg, tbr, whole):
                 "the CPU." % (on, others, said, where),
                 "run the model on the GPU (model.to(device)) so its output is on the labels' device, or compute the "
                 "loss on one device: %s.to(%s)" % (first or "outputs", "%s.device" % lab if lab else "labels.device"))
+    given = _keyword_arg(uf["src"], arg) if uf and arg else None
+    if given:
+        # the line passes the argument by its name (F.linear(x, w, bias=b)): that tensor is the one to move
+        first = userline.ident(names[0], None) if names and names[0] else None
+        return ("`%s` (passed as %s=) is on %s, the call's other tensors on %s%s." % (given, arg, on, others, where),
+                "move the named tensor to the others' device before the call: %s = %s.to(%s)" % (
+                    given, given, "%s.device" % first if first and first != given else "device"))
     if low_arg in _PARAM_ARGS:
         if arg_cpu:
             if loss and low_arg == "weight":
@@ -524,9 +537,49 @@ def _view(msg, tbr):
             "the view to see which one differs")
 
 
+# aten/src/ATen/native/LossNLL.cpp (nll_loss_nd, what cross_entropy runs for an input of more than 2 dimensions):
+# the classes are the input's dimension 1 ([N, C, d1, ...], https://pytorch.org/docs/stable/generated/
+# torch.nn.CrossEntropyLoss.html), the target must be [N, d1, ...]: "Expected target size [N, d1...], got [...]"
+_TARGET_SIZE = re.compile(r"Expected target size \[(\d{1,9}(?:, ?\d{1,9}){0,6})\], got \[(\d{1,9}(?:, ?\d{1,9}){0,6})\]")
+# aten/src/ATen/TensorUtils.cpp checkScalarTypes, as embedding calls it: "Expected tensor for argument #1 'indices' to
+# have one of the following scalar types: Long, Int; but got torch.FloatTensor instead (while checking arguments
+# for embedding)"
+_IDS_DTYPE = re.compile(r"argument #\d{1,2} 'indices' to have one of the following scalar types: Long, Int; but got "
+                        r"(?:torch\.)?(?:cuda\.)?(\w{1,30}) instead \(while checking arguments for (\w{1,40})\)")
+
+
+def _loss_layout(msg, tbr):
+    m = _TARGET_SIZE.search(msg)
+    if m:
+        want = [int(x) for x in m.group(1).split(",")]
+        got = [int(x) for x in m.group(2).split(",")]
+        if len(want) == len(got) == 2 and want[0] == got[0] and want[1] != got[1]:
+            n, v, t = want[0], want[1], got[1]
+            return ("The loss read dimension 1 of the logits (%d) as the classes: for an input of more than 2 "
+                    "dimensions cross_entropy / nll_loss take [N, C, d1, ...], and these logits are [%d, %d, %d] with "
+                    "the classes last (a sequence model's [batch, seq, vocab]), so the target had to be [%d, %d] and "
+                    "is [%d, %d]." % (t, n, t, v, n, v, n, t),
+                    "flatten both: loss_fn(logits.view(-1, %d), labels.view(-1)) (logits.reshape(-1, logits.size(-1))), "
+                    "or put the classes in dimension 1: loss_fn(logits.transpose(1, 2), labels)" % v)
+        return None
+    m = _IDS_DTYPE.search(msg)
+    if m:
+        uf = _user(tbr)
+        names, _callee = _args_of_call(uf["src"]) if uf else ([], "")
+        ids = next((n for n in names if n and _IDS_NAME.match(n.rsplit(".", 1)[-1])), None) or \
+            (names[0] if names and names[0] else None)
+        ids = userline.ident(ids, None) if ids else None
+        return ("The ids given to %s are %s, not integers: an embedding looks rows up by Long / Int ids (a float tensor "
+                "from NumPy, torch.tensor of floats, or a collate / normalisation that made them float)." % (
+                    m.group(2), m.group(1)),
+                "pass integer ids: %s = %s.long() (or build them with dtype=torch.long; tokenizers return int64 with "
+                "return_tensors='pt')" % (ids or "input_ids", ids or "input_ids"))
+    return None
+
+
 def _shapes(msg, tbr, whole):
     """(text, fix) for a Linear or a convolution whose input has another width than the layer was built for."""
-    got = _view(msg, tbr)
+    got = _view(msg, tbr) or _loss_layout(msg, tbr)
     if got:
         return got
     m = _MATMUL.search(msg)
@@ -667,6 +720,7 @@ _READERS = (
     ("code.exception", _index_bounds),
     ("usercode.index_out_of_range", _index_bounds),
     ("usercode.shape_mismatch", _shapes),
+    ("usercode.dtype_mismatch", _shapes),
     ("code.exception", _shapes),
     ("code.", _spawn_args),
     ("torch.", _spawn_args),
