@@ -134,6 +134,8 @@ def plan(argv, environ):
             if word == "--via":
                 words.pop(0)
             continue
+        if word == "--slurm":  # inside an allocation --via srun over the job's nodes (commands/common.apply_slurm)
+            continue
         return None
     if not (environ.get("SLURM_JOB_ID") and environ.get("SLURM_JOB_NODELIST")) or environ.get("SLURM_SCRIPT_CONTEXT"):
         return None

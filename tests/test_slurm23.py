@@ -285,3 +285,16 @@ def test_a_slow_nodes_finding_names_each_peer_once():
            "isolation": {"median_gbps": 10.4, "slow_nodes": ["sn2"], "slow_links": []}}
     (f,) = [x for x in findings.evaluate(doc, {}) if x.check == "probe.node.slow"]
     assert f.message.startswith("sn2 is slow with every peer: sn3 0.096, sn1 0.095 (Gbit/s;"), f.message
+
+
+def test_check_slurm_inside_a_job_starts_the_early_step_as_via_srun_does():
+    """Inside an allocation `check --slurm` is `check --via srun`: the step cli.main starts first
+    (early_srun.py) is planned for it too (it was not: an unknown word stopped the plan)."""
+    import shutil
+
+    from gpudoctor import early_srun
+
+    if not shutil.which("srun"):
+        pytest.skip("srun is not installed")
+    env = {"SLURM_JOB_ID": "7", "SLURM_JOB_NODELIST": "sn[1-3]", "PATH": os.environ.get("PATH", "")}
+    assert early_srun.plan(["check", "--slurm"], env) == early_srun.plan(["check", "--via", "srun"], env) is not None
