@@ -198,6 +198,14 @@ def unmatched_lines(checks, cfg):
             more = " and %d more" % (len(bad) - 8) if len(bad) > 8 else ""
             out.append("%s %s matches no check (see: gpudoctor list): it changes nothing" % (
                 what, ", ".join(repr(str(b)) for b in bad[:8]) + more))
+    # a select list whose other entries match: the typo's check was silently not run (`--select shm,memlok` ran
+    # shm alone, exit 0: userwalk23); a list of which none matches is the input error above
+    sel = list(cfg.select or ())
+    bad = [i for i in sel if not any(match(c.id, [i]) for c in known)]
+    if bad and len(bad) < len(sel):
+        more = " and %d more" % (len(bad) - 8) if len(bad) > 8 else ""
+        out.append("select %s matches no check (see: gpudoctor list): no check runs for it" % (
+            ", ".join(repr(str(b)) for b in bad[:8]) + more))
     return out
 
 

@@ -376,3 +376,17 @@ def test_plan_of_a_folder_says_it_is_a_folder(tmp_path, capsys, monkeypatch):
                           "launcher gpudoctor reads (") and len(err.splitlines()) == 1, err
     rc, out, _ = _run(capsys, "plan", "scripts/train.sh")
     assert rc == 0 and "torchrun" in out
+
+
+def test_a_select_entry_that_matches_no_check_is_said(tmp_path, capsys):
+    """`gpudoctor check --select shm,memlok` (memlock mistyped) ran shm.size alone and exited 0, saying nothing of
+    the check asked for and never run; a mistyped ignore or severity entry was already warned of, and a select of
+    which nothing matches is an input error. The entry is named on stderr; the run is unchanged."""
+    rc, out, err = _run(capsys, "check", "--facts", FACTS, "--select", "shm,limits.memlok")
+    assert rc == 0 and "PASS shm.size" in out
+    assert err == ("gpudoctor: warning: select 'limits.memlok' matches no check (see: gpudoctor list): no check runs "
+                   "for it\n")
+    rc, out, err = _run(capsys, "check", "--facts", FACTS, "--select", "shm,limits.memlock")
+    assert rc == 0 and err == "" and "limits.memlock" in out
+    rc, _, err = _run(capsys, "check", "--facts", FACTS, "--select", "memlok")
+    assert rc == 2 and err == "gpudoctor: error: --select memlok matches no check (see: gpudoctor list)\n"
