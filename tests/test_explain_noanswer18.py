@@ -119,8 +119,10 @@ def test_an_exception_line_alone_naming_a_librarys_class(kb):
     r = explain.explain_text("InvalidReplicaPolicyError: the policy of the layer is unknown\n", kb)
     assert not any(f["id"].startswith("deepspeed.") for f in r["findings"])
     # a class of torch's (every library's objects are torch's too) names no library
+    # (struct23: lastresort.py now answers the builtin AttributeError alone by CPython's message form, a likely
+    # code.lib_api_version that quotes the line; still no library's family from the class name)
     r = explain.explain_text("AttributeError: 'ProcessGroupAllocMixin' object has no attribute 'foo'\n", kb)
-    assert not r["findings"] or "ProcessGroupAllocMixin" not in _notes(r["findings"][0])
+    assert not r["findings"] or (r["findings"][0]["id"].startswith("code.") and r["verdict"] != "root_cause")
 
 
 def test_the_class_table_regenerates_from_its_slice(tmp_path):

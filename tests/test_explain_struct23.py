@@ -158,3 +158,102 @@ def test_healthy_text_untouched(kb):
     with open(os.path.join(path, name), encoding="utf-8", errors="replace") as fh:
         r = _res(fh.read(), kb)
     assert r["verdict"] == "no_error" and not r["findings"]
+
+
+# ---------------------------------------------------------------- neighbouring families (item 3)
+
+DEV_SETS = "2026-11-27aq,2026-11-27ar,2026-11-27as,2026-11-27p37,2026-11-27p38"
+
+
+def test_the_neighbours_table_regenerates_from_the_seen_labels(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "neighbours.json"
+    root = os.path.dirname(HERE)
+    subprocess.run([sys.executable, os.path.join(root, "tools", "gen_neighbours.py"), "--exclude", DEV_SETS, "-o",
+                    str(out)], check=True, capture_output=True, cwd=root)
+    got = json.loads(out.read_text())
+    with open(os.path.join(root, "gpudoctor", "data", "knowledge", "generated", "neighbours.json")) as fh:
+        committed = json.load(fh)
+    assert got["neighbours"] == committed["neighbours"]
+    assert got["header"]["sets"] == committed["header"]["sets"]
+    assert not set(DEV_SETS.split(",")) & set(committed["header"]["sets"])  # the development held-out is not read
+    # a pair is kept only when two cases or more name it together
+    assert all(n >= 2 for rows in committed["neighbours"].values() for _, n in rows)
+
+
+def test_a_specific_root_is_left_as_it_is(kb):
+    # Slurm's ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE (slurm_errno.c), as srun prints it: slurm.node_config, a
+    # specific entry whose message names it: no neighbour is added, the root is stated
+    r = _res("srun: error: Unable to allocate resources: Requested node configuration is not available\n", kb)
+    f = _root(r)
+    assert r["verdict"] == "root_cause" and f["id"] == "slurm.node_config"
+    assert not any(c["text"].startswith("Neighbouring family ") for c in f["causes"])
+
+
+def test_a_family_message_alone_names_its_neighbours_and_their_causes(kb):
+    # NCCL's ncclInvalidUsage alone (src/misc/utils.cc ncclGetErrorString): nccl.invalid_usage, a family entry whose
+    # message names no cause; the labels read such texts as nccl.config too: its cause follows, with what confirms it
+    r = _res("NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5\n"
+             "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n", kb)
+    f = _root(r)
+    assert f["id"] == "nccl.invalid_usage" and r["verdict"] == "root_cause"
+    near = [c for c in f["causes"] if c["text"].startswith("Neighbouring family ")]
+    assert near and all(c["confirm"] or c["checks"] for c in near)
+    assert any(n.startswith("Neighbouring families: ") for n in f["notes"])
+
+
+def test_a_raise_in_the_users_own_file_keeps_its_statement(kb):
+    # P12's dataset_len_off_by_one: the IndexError is raised in the user's own __getitem__ (structural, medium):
+    # the traceback names the raise, so the neighbours are mentioned but the verdict stays
+    r = _res(seen_text("p12-dataset_len_off_by_one"), kb)
+    assert r["verdict"] == "root_cause" and r["root"] == "code.exception"
+
+
+# ---------------------------------------------------------------- a runtime's own report that the process aborts
+
+def test_glibc_assert_and_libstdcxx_terminate_are_failures(kb):
+    # gcc 12.2 / glibc 2.36 here: assert(3)'s message (assert/assert.c), then an uncaught std::runtime_error
+    # (libsupc++/vterminate.cc), each with bash's 'Aborted' report; both were 'no error' before
+    with open(os.path.join(FIX, "gcc12-glibc236-assert-and-uncaught-throw.log"), encoding="utf-8") as fh:
+        text = fh.read()
+    r = _res(text, kb)
+    f = _root(r)
+    assert r["verdict"] == "likely_cause" and f["id"] == "code.library_error"
+    assert "Assertion `n > 0' failed" in f["matches"][0]["text"] and "a.c:2" in " ".join(f["notes"])
+    only_throw = "\n".join(text.splitlines()[3:]) + "\n"
+    f = _root(_res(only_throw, kb))
+    assert f["id"] == "code.library_error" and "std::runtime_error" in " ".join(f["notes"])
+
+
+def test_a_rust_panic_is_a_failure(kb):
+    # rustc 1.95 here: "thread 'main' (<tid>) panicked at p.rs:1:100:" (library/std/src/panicking.rs)
+    with open(os.path.join(FIX, "rustc195-panic.log"), encoding="utf-8") as fh:
+        r = _res(fh.read(), kb)
+    assert r["verdict"] == "likely_cause" and "p.rs:1:100" in _root(r)["notes"][0]
+
+
+def test_an_uncaught_c10_error_is_torchs(kb):
+    # AN's xllm#189: libstdc++'s terminate line of a c10::Error was no error line; analyze.structural reads it
+    r = _res(seen_text("an-xllm189-vlm-tp-tensor-no-device"), kb)
+    assert r["verdict"] == "likely_cause" and r["root"] == "torch.library_error"
+
+
+def test_torchs_internal_assert_is_torchs(kb):
+    # c10/util/Exception.cpp's TORCH_INTERNAL_ASSERT message, as pytorch/pytorch#130181 (seen set N) quotes it with
+    # its file (the seen text quotes the condition only)
+    r = _res('RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at '
+             '"/opt/conda/c10/cuda/CUDAFunctions.cpp":123, please report a bug to PyTorch.\n', kb)
+    f = _root(r)
+    assert f["id"] == "torch.library_error" and "CUDAFunctions.cpp" in f["notes"][0]
+
+
+@pytest.mark.parametrize("line", [
+    "assertion failed: expected 3 nodes\n",  # no glibc form
+    "the test asserts that thread 'main' is healthy\n",
+])
+def test_words_alone_are_no_runtime_report(kb, line):
+    r = _res(line, kb)
+    assert r["verdict"] == "no_error"

@@ -118,7 +118,8 @@ def test_a_missing_name_without_the_frame_that_asked_is_a_likely_cause(kb):
     root = r["findings"][0]
     assert r["verdict"] == "likely_cause" and root["id"] == "torch.api_version"
     assert root["notes"][0] == calibrate.ASKER_UNKNOWN
-    assert [a["family"] for a in root["alternatives"]] == ["code.lib_api_version", "code.exception"]
+    # (struct23: the family's neighbours from generated/neighbours.json may follow these two)
+    assert [a["family"] for a in root["alternatives"]][:2] == ["code.lib_api_version", "code.exception"]
     assert "upgrade" in " ".join(x for c in root["causes"] for x in c["fix"]).lower()  # its fix stays
     # D: hukaixuan19970627/yolov5_obb#266, the same kind of message under its frame (the project's own
     # utils/torch_utils.py calls dist.barrier(device_ids=[local_rank])): whose code asked is in the text, it stays sure

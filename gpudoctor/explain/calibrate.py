@@ -162,8 +162,16 @@ def apply(result, kb=None, scan=None):
     root = findings[0]
     if asker_unknown(root, scan):
         root["notes"].insert(0, ASKER_UNKNOWN)
+    from gpudoctor.explain import neighbours
+
+    near = neighbours.apply(result, kb, level)  # (struct23) the families the same text is also read as
     if level(root) != "low":
         return result
     result["verdict"] = LIKELY
     root["alternatives"] = alternatives(root, result, kb)
+    for n in near:  # (struct23) the neighbours, with what confirms each
+        if kb is not None and n in kb.by_id and all(a["family"] != n for a in root["alternatives"]):
+            c0 = kb.by_id[n]["causes"][0]
+            root["alternatives"].append({"family": n, "title": kb.by_id[n]["title"],
+                                         "tell": "; ".join((c0.get("confirm") or [])[:2]) or c0.get("text", "")})
     return result

@@ -186,14 +186,93 @@ _FAULTS = ("Segmentation fault", "Aborted", "Illegal instruction", "Floating poi
            "Trace/breakpoint trap", "Bad system call", "Stack fault", "CPU time limit exceeded",
            "File size limit exceeded")
 _SIG_ALT = "|".join(re.escape(x) for x in _FAULTS)
-_SHELL_SIG = re.compile(r"^(?:[^\n:]{1,200}: line \d{1,7}: {1,3}\d{1,10} {1,3})?(?P<sig>%s)(?: {1,40}\(core dumped\))?"
-                        r"(?: {1,40}[^\n]{0,200})?$" % _SIG_ALT)
-# Apptainer's / SingularityCE's own log lines: the level and its colon padded to 8 columns, then a blank (sylog prefix():
-# fmt.Sprintf("%s%-8s%s ", color, level+":", reset), so 'FATAL:   ', 'ERROR:   ';
+_SHELL_SIG = re.compile(r"^(?:[^\n:]{1,200}: line \d{1,7}: {1,3}\d{1,10} {1,3})?(?P<sig>%s)"
+                        r"(?: {1,40}\(core dumped\))?(?: {1,40}[^\n]{0,200})?$" % _SIG_ALT)
+# Apptainer's / SingularityCE's own log lines: the level and its colon padded to 8 columns, then a blank (sylog
+# prefix(): fmt.Sprintf("%s%-8s%s ", color, level+":", reset), so 'FATAL:   ', 'ERROR:   ';
 # pkg/sylog/sylog.go, https://github.com/apptainer/apptainer/blob/main/pkg/sylog/sylog.go)
 _SYLOG = re.compile(r"^(?P<lvl>FATAL|ERROR): {3}(?P<msg>\S[^\n]{0,300})$")
 # the Docker engine's API error as its clients print it (moby client/errors.go: 'Error response from daemon: %s')
 _DOCKERD = re.compile(r"(?:^|: )Error response from daemon: (?P<msg>\S[^\n]{0,300})")
+
+
+# the C / C++ / Rust runtimes' report that the process is aborting, and c10's internal assert (text.GENERIC_ERRORS
+# counts them as error lines): libstdc++'s verbose terminate handler (libsupc++/vterminate.cc), glibc's assert
+# (assert/assert.c __assert_fail_base '%s%s%s:%u: %s%sAssertion `%s' failed.'), Rust's panic (std panicking.rs),
+# TORCH_INTERNAL_ASSERT (c10/util/Exception.cpp)
+_TERMINATE = re.compile(r"\bterminate called (?:after throwing an instance of '(?P<exc>[^'\n]{1,200})'|"
+                        r"(?P<other>without an active exception|recursively))")
+_ASSERT = re.compile(r"^(?:(?P<prog>[^\s:]{1,200}): )?(?P<file>[^\s:]{1,300}):(?P<line>\d{1,7}): "
+                     r"(?P<fn>[^\n]{0,300}?):? ?Assertion [`'](?P<expr>[^\n]{0,300})' failed\.")
+_PANIC = re.compile(r"\bthread '(?P<thread>[^'\n]{0,100})'(?: \(\d{1,10}\))? panicked at "
+                    r"(?P<where>[^\s,:]{1,300}(?::\d{1,7}){0,2})")
+_INTERNAL = re.compile(r"(?P<cond>[^\n]{0,200}?) ?INTERNAL ASSERT FAILED at \\?\"?(?P<file>[^\"\n]{1,300}?)\\?\"?:"
+                       r"(?P<line>\d{1,7})")
+
+
+def _abort_finding(scan, kb, h, body, structural_finding):
+    """A runtime's report that the process aborts (libstdc++, glibc's assert, Rust's panic, c10's internal assert)."""
+    by = kb.by_id
+    m = _INTERNAL.search(body)
+    if m and "torch.library_error" in by:
+        f = structural_finding(by["torch.library_error"], h, "torch's internal assert at %s:%s" % (
+            m.group("file").rsplit("/", 1)[-1], m.group("line")), scan)
+        f["notes"].append("TORCH_INTERNAL_ASSERT (c10/util/Exception.h) failed in %s: an invariant torch's own code "
+                          "relies on did not hold. torch asks for a bug report, but an argument, a device or "
+                          "environment setting of yours (CUDA_VISIBLE_DEVICES, a MIG or device index, a dtype) often "
+                          "reaches it: read the condition '%s' against what the call was given, and search "
+                          "pytorch's issues for it." % (m.group("file"), _clip(m.group("cond").strip(), 120)))
+        return f
+    if "code.library_error" not in by:
+        return None
+    m = _TERMINATE.search(body)
+    if m and not (m.group("exc") or "").startswith("c10::"):  # (c10's: analyze.structural, torch.library_error)
+        what = m.group("exc") or m.group("other")
+        f = structural_finding(by["code.library_error"], h, "a C++ exception nothing caught (%s)" % what, scan)
+        f["notes"].append("libstdc++ ended the process: %s. The 'what():' line after it is the exception's message; "
+                          "the class's namespace names the library that threw it (std:: is the standard library's, "
+                          "thrown for any C++ code). Run under gdb (catch throw) or get the core file's backtrace to "
+                          "see whose code threw." % ("an exception of class %s was thrown and nothing caught it" % what
+                                                     if m.group("exc") else "terminate called " + what))
+        return f
+    m = _ASSERT.search(body)
+    if m:
+        path = m.group("file").replace("\\", "/")
+        torch = "/torch/" in path or "/c10/" in path or "/aten/" in path
+        eid = "torch.library_error" if torch and "torch.library_error" in by else "code.library_error"
+        f = structural_finding(by[eid], h, "a C/C++ assert(3) that failed in %s:%s" % (
+            path.rsplit("/", 1)[-1], m.group("line")), scan)
+        f["notes"].append("glibc's assert message: the condition `%s` did not hold in %s (%s:%s)%s, and the process "
+                          "aborted (SIGABRT). It is that code's own precondition: a bug of it, or a value the caller "
+                          "gave it (an argument, a file, a setting) that breaks it. The file's path names the project "
+                          "to read or report it to." % (_clip(m.group("expr"), 120), m.group("fn") or "a function",
+                                                         path, m.group("line"),
+                                                         " of %s" % m.group("prog") if m.group("prog") else ""))
+        return f
+    m = _PANIC.search(body)
+    if m:
+        f = structural_finding(by["code.library_error"], h, "a Rust panic at %s" % m.group("where"), scan)
+        f["notes"].append("A Rust component panicked at %s (std's panic message): a check of its own failed and the "
+                          "thread stopped; in a Python job that is a compiled extension written in Rust (tokenizers, "
+                          "safetensors, polars, ...). The file path names the crate; RUST_BACKTRACE=1 prints where it "
+                          "was called from." % m.group("where"))
+        return f
+    return None
+
+
+def abort_finding(scan, kb, structural_finding, known=None):
+    """The first line where a runtime reports that the process aborts (read before an exception's class: c10's
+    internal assert is raised as a RuntimeError); None else."""
+    from gpudoctor.explain.provenance import _ran_past
+
+    known = _known(scan) if known is None else known
+    for h in scan.errors[:64]:
+        if h.line in known or _ran_past(scan, h.line):
+            continue
+        got = _abort_finding(scan, kb, h, strip_prefix(h.text.strip())[0], structural_finding)
+        if got:
+            return got
+    return None
 
 
 def program_finding(scan, kb, structural_finding, known=None):
@@ -252,7 +331,8 @@ def judge(result, scan, kb):
     from gpudoctor.explain.analyze import _structural_finding
 
     known = _known(scan, kb)
-    f = finding(scan, kb, _structural_finding, known) or program_finding(scan, kb, _structural_finding, known)
+    f = (abort_finding(scan, kb, _structural_finding, known) or finding(scan, kb, _structural_finding, known) or
+         program_finding(scan, kb, _structural_finding, known))
     if f is None:
         return False
     result.update(verdict="root_cause", matched=True, root=f["id"], findings=[f], errors=[], triage=[])

@@ -285,6 +285,17 @@ GENERIC_ERRORS = [
     r"\bno such file or directory\b",
     r"\bconnection refused\b",
     r"\btimed out\b",
+    # (struct23) the C / C++ / Rust runtimes' own report that the process is aborting, and torch's internal assert:
+    # libstdc++'s verbose terminate handler (libsupc++/vterminate.cc: 'terminate called after throwing an instance of
+    # ...', 'terminate called without an active exception', 'terminate called recursively'), glibc's assert
+    # (assert/assert.c __assert_fail_base: '<prog>: <file>:<line>: <function>: Assertion `<expr>' failed.'), Rust's
+    # panic (library/std/src/panicking.rs: "thread '<name>' panicked at", rustc 1.95 with the thread's id:
+    # "thread 'main' (22874) panicked at"), c10's TORCH_INTERNAL_ASSERT
+    # (c10/util/Exception.cpp: '<cond> INTERNAL ASSERT FAILED at "<file>":<line>')
+    r"\bterminate called (?:after throwing|without an active exception|recursively)",
+    r"\bAssertion [`'][^\n]{0,300}' failed\.",
+    r"\bthread '[^'\n]{0,100}'(?: \(\d{1,10}\))? panicked at\b",
+    r"\bINTERNAL ASSERT FAILED at\b",
 ]
 
 
