@@ -170,7 +170,7 @@ def _open_judged(path, flags, judged, what, name):
                                  % (what, name))
         null = stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
         if not stat.S_ISREG(st.st_mode) and not null:
-            raise NotRegularFile("%s %s is %s, not a regular file: not read" % (what, name, _kind(st.st_mode)))
+            raise NotRegularFile(_not_regular(what, name, st.st_mode))
         try:
             return os.open("/proc/self/fd/%d" % pfd, flags)
         except FileNotFoundError:  # no /proc mounted: the path again, then the same file or nothing
@@ -182,6 +182,16 @@ def _open_judged(path, flags, judged, what, name):
             return fd
     finally:
         os.close(pfd)
+
+
+def _not_regular(what, name, mode):
+    """The refusal of an input that is not a regular file. A FIFO named on the command line is most often the
+    user's own pipe, `--hosts <(scontrol show hostnames)` or `--hosts /dev/stdin`: refused all the same (a FIFO can
+    block the read past any deadline; docs/security.md 17.), with how to give its text instead (userwalk23)."""
+    text = "%s %s is %s, not a regular file: not read" % (what, name, _kind(mode))
+    if stat.S_ISFIFO(mode):
+        text += " (a pipe or a <(...) substitution: save its text to a file and name that)"
+    return text
 
 
 def open_input(path, what, shown=None, within=None):
@@ -224,7 +234,7 @@ def open_input(path, what, shown=None, within=None):
         # and never yields a byte, so it is read as an empty file
         null = stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
         if not stat.S_ISREG(st.st_mode) and not null:
-            raise NotRegularFile("%s %s is %s, not a regular file: not read" % (what, name, _kind(st.st_mode)))
+            raise NotRegularFile(_not_regular(what, name, st.st_mode))
         if not null and _kernel_file(fd):
             raise NotRegularFile("%s %s is a kernel file (under /proc or /sys, where a read may wait until the "
                                  "kernel writes): not read; save it to a file first" % (what, name))

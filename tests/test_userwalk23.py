@@ -390,3 +390,21 @@ def test_a_select_entry_that_matches_no_check_is_said(tmp_path, capsys):
     assert rc == 0 and err == "" and "limits.memlock" in out
     rc, _, err = _run(capsys, "check", "--facts", FACTS, "--select", "memlok")
     assert rc == 2 and err == "gpudoctor: error: --select memlok matches no check (see: gpudoctor list)\n"
+
+
+def test_a_hostfile_from_a_pipe_says_how_to_give_it(tmp_path):
+    """`gpudoctor check --hosts <(scontrol show hostnames)` (bash's process substitution) and `... | gpudoctor check
+    --hosts /dev/stdin` are refused, as every input that is not a regular file is (docs/security.md 17.: a FIFO can
+    block the read past any deadline), with 'is a FIFO, not a regular file: not read' and nothing on what to do. The
+    line now says to save the text to a file. Real bash, a real substitution and a real pipe."""
+    hint = " (a pipe or a <(...) substitution: save its text to a file and name that)\n"
+    for line in ('"$0" -m gpudoctor check --select shm --hosts <(printf "gpu01\\ngpu02\\n")',
+                 'printf "gpu01\\n" | "$0" -m gpudoctor check --select shm --hosts /dev/stdin'):
+        p = subprocess.run(["bash", "--norc", "--noprofile", "-c", line, sys.executable], capture_output=True,
+                           text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+        assert p.returncode == 2 and p.stdout == "", (line, p.stdout, p.stderr)
+        assert p.stderr.startswith("gpudoctor: error: hostfile /dev/") and p.stderr.endswith(
+            " is a FIFO, not a regular file: not read" + hint), p.stderr
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--select", "shm", "--hosts", str(tmp_path)],
+                       capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 2 and p.stderr.endswith("is a directory, not a regular file: not read\n")  # no hint
