@@ -408,3 +408,18 @@ def test_a_hostfile_from_a_pipe_says_how_to_give_it(tmp_path):
     p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--select", "shm", "--hosts", str(tmp_path)],
                        capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
     assert p.returncode == 2 and p.stderr.endswith("is a directory, not a regular file: not read\n")  # no hint
+
+
+def test_explain_of_a_process_substitution_says_to_pipe_it():
+    """`gpudoctor explain <(kubectl logs POD)`: bash passes /dev/fd/63, which resolves under /proc, and explain refused
+    it as 'a kernel file, whose read may block until the kernel writes ... save it to a file first (dmesg >
+    kern.txt)'. It is a pipe: the line says so and names `COMMAND | gpudoctor explain -`, which reads it."""
+    p = subprocess.run(["bash", "--norc", "--noprofile", "-c", '"$0" -m gpudoctor explain <(cat "$1")', sys.executable,
+                        IFNAME_LOG], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith("gpudoctor: error: '/dev/fd/") and p.stderr.endswith(
+        "' is a pipe (a <(...) substitution or a FIFO), not a regular file: not read; pipe the text in instead: "
+        "COMMAND | gpudoctor explain -\n") and "kernel" not in p.stderr, p.stderr
+    p = subprocess.run(["bash", "--norc", "--noprofile", "-c", 'cat "$1" | "$0" -m gpudoctor explain -',
+                        sys.executable, IFNAME_LOG], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120)
+    assert p.returncode == 0 and "ROOT CAUSE  nccl.socket_ifname" in p.stdout

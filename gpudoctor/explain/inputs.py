@@ -136,6 +136,15 @@ KERNEL_DIRS = ("/proc", "/sys")  # (not /dev: /dev/shm holds files; devices are 
 
 def _not_kernel(p):
     try:
+        # `explain <(kubectl logs POD)`: bash's /dev/fd/63 resolves under /proc, and was refused as a kernel file with
+        # 'dmesg > kern.txt'; it is a pipe, which explain reads from standard input (userwalk23). A FIFO is never
+        # opened here (docs/security.md 17.); stat() does not open it
+        if stat.S_ISFIFO(os.stat(p).st_mode):
+            raise InputError("%s is a pipe (a <(...) substitution or a FIFO), not a regular file: not read; pipe the "
+                             "text in instead: COMMAND | gpudoctor explain -" % excerpt(p, 200))
+    except (OSError, ValueError):
+        pass
+    try:
         real = os.path.realpath(p)
     except (OSError, ValueError):
         return
