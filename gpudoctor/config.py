@@ -305,11 +305,13 @@ def load_config(path=None, hook=False):
     if not path:
         return cfg
     doc = _load_toml(path)
-    apply(cfg, _table(doc, path), where=path)
+    table = _table(doc, path)
+    apply(cfg, table, where=path)
     if found_here and path in ("gpudoctor.toml", "pyproject.toml"):
         if cfg.python:
             _no_program_from_here(cfg.python, path)
         cfg.found_here = path  # its state_dir is judged where it is used (history.state_dir_for: no_state_here)
+        cfg.found_keys = sorted(table)  # said on stderr (commands/common.py config_from: docs/security.md 56.)
     cfg.source = path
     return cfg
 

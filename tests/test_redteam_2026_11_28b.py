@@ -485,3 +485,21 @@ def test_flight_recorder_dumps_are_read_within_explains_deadline(tmp_path):
     fr = json.loads(out)["flight_recorder"]
     late = [u for u in fr["unreadable"] if "deadline" in u["why"]]
     assert late and fr["dumps"] + len(late) == 25, fr["unreadable"][:3]
+
+
+def test_a_config_found_in_this_folder_that_changes_what_is_judged_is_said(tmp_path):
+    # 56.: a cloned repository's [tool.gpudoctor] ignore / severity / select changed check's verdicts (exit 1 became a
+    # clean exit 0 with `ignore = ["host.name"]` on a machine whose host name fails) and the report said nothing of
+    # it. check now says on stderr which settings a config found here (not named) set; a named config, and a
+    # pyproject.toml without the table, say nothing.
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.gpudoctor]\n'
+                                             'ignore = ["shm.size", "host.name"]\nseverity = {"limits.memlock" = "info"}\n')
+    rc, out, err = _cli(["check", "--local"], tmp_path)
+    notes = [l for l in err.splitlines() if "settings from ./pyproject.toml" in l]
+    assert rc in (0, 1) and len(notes) == 1, err
+    assert "ignore = 'shm.size,host.name'" in notes[0] and "severity" in notes[0], notes
+    rc, out, err = _cli(["check", "--local", "--config", str(tmp_path / "pyproject.toml")], tmp_path)
+    assert "settings from" not in err, err
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "gpudoctor-plugin"\n')
+    rc, out, err = _cli(["check", "--local"], tmp_path)
+    assert "settings from" not in err, err

@@ -250,6 +250,9 @@ def run(args):
     from gpudoctor import history
 
     store = history.for_command(args, cfg, False, _warn, strict=True)
+    from gpudoctor.commands.common import note_found_config
+
+    note_found_config(cfg)
     interrupted = False  # else the exit code of the signal that ended the gathering: 130 Ctrl-C, 143 SIGTERM
     try:
         with sigterm_as_interrupt():  # `timeout`, scancel, Kubernetes: the partial report, as for Ctrl-C

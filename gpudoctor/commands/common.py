@@ -160,6 +160,28 @@ def this_machine_only(hosts, via=None, done="checked"):
 _WATCH_ONLY = frozenset(("schema", "node", "collector", "collected_at", "watch"))  # a watch --save file's keys
 
 
+def note_found_config(cfg):
+    """One line on stderr, where the run goes on (after every input error: 2.'s one line stays one), naming the
+    settings of a config read without being named: a cloned repository's pyproject.toml changes what is judged, and
+    the report said nothing of it (`ignore = ["host.name"]` turned check's exit 1 into a clean exit 0: red team
+    2026-11-28b, docs/security.md 56.)."""
+    keys = getattr(cfg, "found_keys", None)
+    if keys:
+        print("gpudoctor: note: settings from ./%s in this folder (not named by --config): %s" % (
+            cfg.found_here, "; ".join(_setting(cfg, k) for k in keys[:12])), file=sys.stderr)
+
+
+def _setting(cfg, key):
+    """``key = value`` of a config key as a note shows it: bounded, control characters escaped."""
+    from gpudoctor.config import KEYS
+    from gpudoctor.errors import excerpt
+
+    value = getattr(cfg, KEYS[key][0], None) if key in KEYS else None
+    if isinstance(value, (list, tuple)):
+        value = ",".join(str(v) for v in value)
+    return "%s = %s" % (key, excerpt(str(value), 60))
+
+
 def config_from(args, hook=False):
     """``hook``: a root hook (slurm-health, prologs) reads config only from --config,
     $GPUDOCTOR_CONFIG and /etc, never from the folder it runs in."""
