@@ -298,3 +298,21 @@ def test_check_slurm_inside_a_job_starts_the_early_step_as_via_srun_does():
         pytest.skip("srun is not installed")
     env = {"SLURM_JOB_ID": "7", "SLURM_JOB_NODELIST": "sn[1-3]", "PATH": os.environ.get("PATH", "")}
     assert early_srun.plan(["check", "--slurm"], env) == early_srun.plan(["check", "--via", "srun"], env) is not None
+
+
+def test_nodes_of_a_partition_an_admin_set_down_are_named_so_at_once(ms):
+    """`scontrol update partitionname=front state=down` (maintenance), SLURM_PARTITION=front: Slurm
+    queues gpudoctor's job (Reason=PartitionDown) and every node was `node-busy` after the stall,
+    'running jobs hold the node's CPUs'. Now `partition-down` from scontrol before any job; with
+    another partition beside it (front,debug) srun may go there, and the nodes are checked."""
+    ms.run("scontrol", "update", "partitionname=front", "state=down", check=True)
+    try:
+        p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-2]", "--select", "shm", "--json"]),
+                   env={"SLURM_PARTITION": "front"}, timeout=90, cwd=ms.cwd)
+        q = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-2]", "--select", "shm", "--json"]),
+                   env={"SLURM_PARTITION": "front,debug"}, timeout=90, cwd=ms.cwd)
+    finally:
+        ms.run("scontrol", "update", "partitionname=front", "state=up", check=True)
+    nodes = nodes_of(p.stdout)
+    assert all(n["error_kind"] == "partition-down" and "partition front" in n["error"] for n in nodes.values()), nodes
+    assert all(n["reachable"] for n in nodes_of(q.stdout).values()), q.stdout[-2000:]

@@ -53,7 +53,7 @@ LINE = 1000  # characters of base64 per chunk line
 # (the node is down, drained, not in the job, its slurmd dead or hung, the launch failed).
 # Only these are retried over ssh, and only when the user allowed it (--fallback ssh).
 FALLBACK_KINDS = ("node-down", "node-drained", "node-busy", "slurmd", "slurm", "not-allocated", "not-in-partition",
-                  "not-eligible")
+                  "not-eligible", "partition-down")
 READ_LIMIT = 1 << 16  # bytes of one line read at a time (longer lines are read in pieces)
 
 SOURCE_ASK = "gpudoctor-source"  # the line a node prints for the collector's sources
@@ -710,9 +710,22 @@ class SrunTransport(Transport):
                 busy[n] = "all memory of the node is allocated to running jobs (AllocMem=%d of RealMemory=%d MB" % (
                     mem, real)
         missing = set(re.findall(r"Node (\S+) not found", p.stderr[:MAX_STDERR].decode("utf-8", "replace")))
+        # Every partition the job may go to is DOWN: Slurm queues the job and starts it nowhere (Reason=PartitionDown),
+        # and every node was `node-busy` after the stall (10 s), "running jobs hold the node's CPUs" (the 4-node
+        # bed: `scontrol update partitionname=front state=down`, SLURM_PARTITION=front). A DRAIN or INACTIVE
+        # partition refuses the job at once, in srun's own words.
+        down = sorted(m for m, v in modes.items() if v[2] == "DOWN") if modes and all(
+            v[2] == "DOWN" for v in modes.values()) else []
         for h in names:
             if h in missing:
                 out[h] = Node(host=h, error="Slurm knows no node %s (scontrol show node)" % h, error_kind="slurm")
+                continue
+            if down and h in states and not (h in member and not set(member[h]) & set(modes)):
+                out[h] = Node(host=h, error="partition %s, where the job gpudoctor starts goes (%s), is DOWN: Slurm "
+                              "queues jobs there and starts none (Reason=PartitionDown)" % (
+                                  ",".join(down)[:200],
+                                  "$SLURM_PARTITION" if os.environ.get("SLURM_PARTITION") else "the default partition"),
+                              error_kind="partition-down")
                 continue
             if h not in states:
                 continue
@@ -782,13 +795,15 @@ class SrunTransport(Transport):
         wanted = [w for w in os.environ.get("SLURM_PARTITION", "").split(",") if w][:100]
         out = {}
         for line in p.stdout[:MAX_OUTPUT].decode("utf-8", "replace").splitlines()[:10000]:
-            f = dict(re.findall(r"\b(PartitionName|Default|OverSubscribe)=(\S+)", line))
+            f = dict(re.findall(r"\b(PartitionName|Default|OverSubscribe|State)=(\S+)", line))
             name = f.get("PartitionName")
             if not name or (name not in wanted if wanted else f.get("Default") != "YES"):
                 continue
             mode, _, count = f.get("OverSubscribe", "NO").upper().partition(":")
-            # a count left out is 4 for YES and FORCE (slurm.conf(5)); scontrol prints it
-            out[name] = (mode, int(count) if count.isdigit() else 4 if mode in ("YES", "FORCE") else 1)
+            # a count left out is 4 for YES and FORCE (slurm.conf(5)); scontrol prints it. The
+            # partition's State too (UP, DOWN, DRAIN, INACTIVE): _preflight reads DOWN
+            out[name] = (mode, int(count) if count.isdigit() else 4 if mode in ("YES", "FORCE") else 1,
+                         f.get("State", "UP").upper()[:20])
         return out
 
     def _slurmd_port(self, scontrol):
