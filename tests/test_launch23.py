@@ -418,3 +418,26 @@ def test_a_command_substitution_inside_a_multi_line_array(tmp_path):
     assert real[:5] == ["torchrun", "--nproc_per_node=8", "--nnodes=2", "--rdzv_id=7", "--rdzv_backend=c10d"]
     assert known(la.argv)[:5] == real[:5] and known(la.argv)[5] is None and la.argv_shown[5] == "--rdzv_endpoint=$(hostname)"
     assert la.argv[6] == "train.py" == real[6] and len(la.argv) == len(real) == 8
+
+
+# Found by a differential fuzz against bash (random scripts of known values, && / || before groups, if, case and
+# exit; /tmp/launch23/fuzz.py in launch23's notes): the guard of `A && case ... esac` / `A || if ...; fi` held for
+# the compound command's first line only, and an exit in an `else` was judged before the `else` moved the branch
+COMPOUND = [
+    ('B=0; D=""\n[ -n "$D" ] && case "$D" in x) B=1;; *) B=2;; esac\n', "B", "0"),
+    ('B=0; D=""\n[ -n "$D" ] && case "$D" in\n x) B=1;;\n *) B=2;;\nesac\n', "B", "0"),
+    ('B=0; D=x\n[ -n "$D" ] || if [ -n "$D" ]; then B=1; else B=2; fi\n', "B", "0"),
+    ('C=0; D=""\n[ -z "$D" ] && { case "$D" in x) B=1;; *) B=2;; esac; C=3; }\n', "C", "3"),
+    ('C=0; D=y\n[[ "$D" == x ]] && { case "$D" in x) B=1;; *) exit 0;; esac; C=3; }\n', "C", "0"),
+    ('B=1\nif ! [ -z "$B" ]; then C=2; else exit 1; fi\n', "C", "2"),
+    ('B=1\n[ -n "$B" ] && { if [ "$B" = 2 ]; then C=x; else C=y; fi; E=1; } || C=z\n', "C", "y"),
+]
+
+
+@pytest.mark.parametrize("head, name, want", COMPOUND)
+def test_a_guard_holds_over_the_compound_command_it_guards(tmp_path, head, name, want):
+    p = write(tmp_path, "c.sh", head + 'torchrun --nproc_per_node 2 t.py "$%s"\n' % name)
+    (real,) = bash_argv(tmp_path, p)
+    res = read_script(str(p), [], environ={})
+    (la,) = res.launches
+    assert real[-1] == want and known(la.argv) == real, (known(la.argv), real, res.notes)

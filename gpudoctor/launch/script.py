@@ -94,6 +94,7 @@ OPENERS = {"if", "while", "until", "case", "for", "select"}
 SPOOL = "slurmd's spool directory"  # where slurmd runs its copy of a batch script: $0 there
 UNDECIDED = "undecided"  # a guard (&&, ||) whose test is decided only at run time
 CLOSERS = {"fi", "done", "esac"}
+GROUP_OPEN, GROUP_CLOSE = {"{", "if", "case"}, {"}", "fi", "esac"}  # compound commands an && / || guard holds over
 
 
 class _ScriptEnd(Exception):
@@ -1642,11 +1643,8 @@ class Reader:
             # `exit` where every enclosing if / && / || / case was decided by the script's own known values (a
             # template's `CONTAINER_IMAGE=""` then `[ -z "$CONTAINER_IMAGE" ] && exit 1`): bash ends the script
             # there. Not where a test read an argument the plan was not given (a usage check), nor in a loop, a
-            # function, a sourced file, a subshell or a pipeline
-            if self.cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens):
-                return False
-            if any(f.get("argdep") or f["kind"] not in ("if", "guard", "case") for f in self.frames):
-                return False
+            # function, a sourced file, a subshell or a pipeline (the branches: _exit_follows, after the command's
+            # then / else / `;;` moved them)
             return "exit"
         if len(rest) < 2 or rest[0] != "exec" or self.texts != 1 or self.depth or self.alone:
             return False
@@ -1656,6 +1654,13 @@ class Reader:
         if len(raw) < 2 or raw[1] is None or re.match(r"^\{\w+\}$", raw[1]):
             return False
         return not (self.cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens))
+
+    def _exit_follows(self, t):
+        """After `exit` ran (command()): every enclosing if / && / || / case decided by known values, none by an
+        argument not given, no loop, subshell or pipeline."""
+        if self.cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens):
+            return False
+        return not any(f.get("argdep") or f["kind"] not in ("if", "guard", "case") for f in self.frames)
 
     def _run_text(self, text, inner=False, base=0):
         lines = _logical_lines_q(text)
@@ -1729,7 +1734,21 @@ class Reader:
                 cmd.append(t)
                 if len(cmd) >= 3 and cmd[-1] == "in" and cmd[-3] == "case" and all(
                         w in KEYWORDS for w in cmd[:-3]):
-                    # `case $1 in b) ...` on one line: the patterns follow at once
+                    # `case $1 in b) ...` on one line: the patterns follow at once (after `A && `, the guard holds
+                    # to its `esac`, as for a group)
+                    opens = sum(w in GROUP_OPEN for w in cmd[:-2])  # `{ case $1 in`: the group and the case
+                    if self.guard is not None:
+                        guard, self.guard = self.guard, None
+                        gdep, self.guard_dep = self.guard_dep, False
+                        self.frames.append({"kind": "guard", "cur": None if guard == UNDECIDED else guard,
+                                            "any": False, "unk": guard == UNDECIDED, "line": self.line,
+                                            "had": set(self.vars), "argdep": gdep, "group": opens,
+                                            "status0": self.status})
+                        self.status = None
+                    else:
+                        g = next((f for f in reversed(self.frames) if f.get("group")), None)
+                        if g is not None:
+                            g["group"] += opens
                     self.command(cmd)
                     cmd = []
                 continue
@@ -1774,16 +1793,20 @@ class Reader:
             # a brace group `A && { B; C; }` is one command of the list: the guard holds to its `}` (bash(1)
             # Compound Commands); it held for B alone, so `false && { A=1; B=2; }` set B, and `[ -z "$X" ] && {
             # echo usage; exit 1; }` put its exit outside the test
+            # so is `A || if ...; fi` and `A && case ... esac` (mutation of the fuzz against bash: `[ -n "$D" ] &&
+            # case ...` ran its `*)` branch with D empty): the guard holds to the `fi` / `esac` that closes it. Loops
+            # keep the guard for their first command only, as before (their bodies are replayed)
+            opens = closes = 0
+            for w in cmd:
+                if w not in KEYWORDS and w not in OPENERS and w not in CLOSERS and w not in ("elif", "}"):
+                    break
+                opens += w in GROUP_OPEN
+                closes += w in GROUP_CLOSE
             closed = None
-            if cmd[:1] == ["}"]:
-                g = next((f for f in reversed(self.frames) if f.get("group")), None)
-                if g is not None:
-                    g["group"] -= 1
-                    closed = g if g["group"] == 0 else None
-            elif cmd[:1] == ["{"] and guard is None:
-                g = next((f for f in reversed(self.frames) if f.get("group")), None)
-                if g is not None:
-                    g["group"] += 1  # a group inside the guarded one
+            g = next((f for f in reversed(self.frames) if f.get("group")), None)
+            if g is not None and (closes or (opens and guard is None)):
+                g["group"] += (opens if guard is None else 0) - closes  # groups inside the guarded one
+                closed = g if g["group"] <= 0 else None
             gf = None
             if guard is not None:
                 # `A && B`, `A || B`: B runs when A succeeded (failed); a test decided by
@@ -1792,7 +1815,7 @@ class Reader:
                 # (`A=4; [ -n "$X" ] && A=8`: A is 4 or 8, not 8)
                 gf = {"kind": "guard", "cur": None if guard == UNDECIDED else guard, "any": False,
                       "unk": guard == UNDECIDED, "line": self.line, "had": set(self.vars), "argdep": gdep,
-                      "group": 1 if cmd[:1] == ["{"] else 0, "status0": status}
+                      "group": opens, "status0": status}
                 self.frames.append(gf)
             # each element of a pipeline `a | b` runs in a subshell: what it sets ends with it
             piped = bool(words) and (t == "|" or self.piped)
@@ -1802,7 +1825,7 @@ class Reader:
                 self.out = (out[0], cmd[out[1]]) if out and out[1] < len(cmd) and cmd[out[1]] else None
                 ends = self._ends_script(words, t, cmd)
                 self.command(words)
-                if ends == "exit":
+                if ends == "exit" and self._exit_follows(t):
                     # bash(1) SHELL BUILTIN COMMANDS: exit "causes the shell to exit"; what decided it is known here
                     # (the note only where a command follows: _run_text)
                     why = sorted({f["line"] for f in self.frames})
@@ -1811,7 +1834,7 @@ class Reader:
                                "after it are not read" % (self.line, " (decided by the known values at line %s)" %
                                                           ", ".join(map(str, why)) if why else "")
                     raise end
-                if ends:
+                if ends is True:
                     # bash runs nothing after `exec CMD` (bash(1) SHELL BUILTIN COMMANDS: "replaces the shell"): a
                     # launch line after one is never started
                     end = _ScriptEnd()  # (noted where a command follows it: _run_text)
