@@ -421,7 +421,7 @@ def test_a_command_substitution_inside_a_multi_line_array(tmp_path):
 
 
 # Found by a differential fuzz against bash (random scripts of known values, && / || before groups, if, case and
-# exit; /tmp/launch23/fuzz.py in launch23's notes): the guard of `A && case ... esac` / `A || if ...; fi` held for
+# exit; bench/launch_guard_fuzz.py): the guard of `A && case ... esac` / `A || if ...; fi` held for
 # the compound command's first line only, and an exit in an `else` was judged before the `else` moved the branch
 COMPOUND = [
     ('B=0; D=""\n[ -n "$D" ] && case "$D" in x) B=1;; *) B=2;; esac\n', "B", "0"),
