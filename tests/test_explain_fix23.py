@@ -393,3 +393,16 @@ def test_cross_entropy_classes_last(kb):
 def test_embedding_float_ids(kb):
     text, fix = _first(kb, _read("embedding_float_ids.log"))
     assert "are FloatTensor, not integers" in text and "ids = ids.long()" in fix
+
+
+def test_batch_of_one_holding_a_batch_real_p12(kb):
+    # P12: a BatchSampler passed as sampler= (logits [1, 10, 3], target [1, 10]): the batch of one leads
+    text, fix = _first(kb, seen_case("2026-11-26p12", "p12-batch_sampler_as_sampler"))
+    assert "a batch of one that holds 10 rows" in text
+    assert "batch_sampler=sampler" in fix and "logits.view(-1, 3)" in fix
+
+
+def test_userline_reading_keeps_the_lead(kb):
+    # a Dataset's __getitem__ past its end: userline's reading of the expression (the __len__) stays first
+    from test_explain_userline import DS_LEN
+    assert _first(kb, DS_LEN)[0].startswith("Your line")

@@ -555,6 +555,18 @@ def _loss_layout(msg, tbr):
         got = [int(x) for x in m.group(2).split(",")]
         if len(want) == len(got) == 2 and want[0] == got[0] and want[1] != got[1]:
             n, v, t = want[0], want[1], got[1]
+            if n == 1:
+                # a batch of one holding t rows: a batch wrapped in another (torch.utils.data.DataLoader: a sampler
+                # that yields lists of indices belongs in batch_sampler=, and batch_size=None turns automatic batching
+                # off for a dataset that returns whole batches, https://pytorch.org/docs/stable/data.html)
+                return ("The logits are [1, %d, %d]: a batch of one that holds %d rows, so the loss read the %d as the "
+                        "classes and wanted a target of [1, %d]. A batch wrapped in another batch makes that shape (a "
+                        "BatchSampler or a sampler of index lists given as sampler= with the DataLoader's default "
+                        "batch_size=1, a dataset that returns whole batches, an extra unsqueeze(0)); a sequence model's "
+                        "[batch, seq, classes] with one sequence does too." % (t, v, t, t, v),
+                        "if the %d rows are samples: DataLoader(dataset, batch_sampler=sampler) (not sampler=, and no "
+                        "batch_size), or DataLoader(..., batch_size=None) for a dataset that returns batches; if they "
+                        "are a sequence: loss_fn(logits.view(-1, %d), labels.view(-1))" % (t, v))
             return ("The loss read dimension 1 of the logits (%d) as the classes: for an input of more than 2 "
                     "dimensions cross_entropy / nll_loss take [N, C, d1, ...], and these logits are [%d, %d, %d] with "
                     "the classes last (a sequence model's [batch, seq, vocab]), so the target had to be [%d, %d] and "
@@ -764,6 +776,8 @@ def fill(scan, findings):
     f = findings[0] if findings else None
     if f is None or f.get("role") != "root" or not f.get("causes"):
         return
+    if f["causes"][0]["text"].startswith("Your line "):
+        return  # userline read the line's own expression with the exception (a Dataset's __len__): it says more
     whole = None
     for prefix, reader in _READERS:
         if not (f["id"] == prefix or (prefix.endswith(".") and f["id"].startswith(prefix))):
