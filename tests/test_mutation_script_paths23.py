@@ -121,3 +121,23 @@ def test_the_number_of_torchrun_agents_srun_starts(tmp_path, tasks, opts, agents
         (f,) = found
         assert f.startswith("srun starts %d torchrun agents (one per task) for a rendezvous of at most 1 node "
                             "(torchrun's default --nnodes 1:1)" % agents), f
+
+
+# ${V/pattern/string}: the pattern ends at the first / outside quotes, escapes and $(...) / ${...} / `...`
+# (bash(1) Parameter Expansion); a / inside any of them is the pattern's. (_unquoted_index)
+SLASH_OPS = ['//$(echo /)/_', '//${U:-/}/_', '//`echo /`/_', '//\\//_', "//'/'/_", '//"/"/_', '//${W}/_',
+             '//$(echo a)/_', '//"$(echo /)"/_', '//${U:-a/b}/_', "//'a/b'/_", '//"a/b"/_', '//a\\/b/_',
+             '/"${U:-/}"/-', '//`echo a`b/_', '//$((1))/_', '//$(echo ")")/_', '//$(echo "a/b")/_']
+
+
+@pytest.mark.parametrize("quoted", [True, False])
+def test_where_a_pattern_ends_is_where_bash_ends_it(tmp_path, quoted):
+    q = '"' if quoted else ""
+    words = "".join("%s${V%s}%s " % (q, op, q) for op in SLASH_OPS)
+    p = write(tmp_path, "q.sh", "V='a/b/c a1b'\nW=/\ntorchrun --nproc_per_node 2 t.py %s\n" % words)
+    res = read_script(str(p), [], environ={})
+    assert not res.notes, res.notes
+    (la,) = res.launches
+    (real,) = bash_argv(tmp_path, p)
+    assert len(real) == 4 + len(SLASH_OPS) * (1 if quoted else 2)
+    assert la.argv == real
