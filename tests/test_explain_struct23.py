@@ -135,6 +135,9 @@ def test_a_shell_report_of_a_child_ended_by_a_signal(kb):
     # the Docker client's print of the engine's API error (moby client/errors.go)
     ("Error response from daemon: network trainnet not found\n", "container.oci_runtime"),
     ("Aborted (core dumped)\n", "cascade.signal"),
+    # (no error line before: the Docker client's own prefix, a bare strsignal text alone on its line)
+    ("docker: Error response from daemon: network trainnet not found.\n", "container.oci_runtime"),
+    ("Floating point exception\n", "cascade.signal"),
 ])
 def test_printer_forms(kb, line, family):
     r = _res(line, kb)
@@ -251,6 +254,7 @@ def test_torchs_internal_assert_is_torchs(kb):
 
 
 @pytest.mark.parametrize("line", [
+    "The job Aborted early because I pressed a key\n",  # a signal's word in a sentence
     "assertion failed: expected 3 nodes\n",  # no glibc form
     "the test asserts that thread 'main' is healthy\n",
 ])

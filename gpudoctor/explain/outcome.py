@@ -128,7 +128,10 @@ _END_N = ("train_runtime", "trainer.fit", "finished", "succeeded", "successfully
           "signaling trainer to stop")
 _FATAL_N = ("nccl warn", "killed", "sig", "cancelled", "time limit", "oom", "aborted", "traceback", "error",
             "exception", "fatal", "fail", "segmentation", "core dumped", "exit", "symbol", "cannot", "unable",
-            "could not", "permission denied", "no such file", "refused", "timed out")
+            "could not", "permission denied", "no such file", "refused", "timed out",
+            # (struct23: text.GENERIC_ERRORS' runtimes' abort reports and bare strsignal texts)
+            "terminate called", "panicked", "illegal instruction", "floating point exception", "trace/breakpoint",
+            "bad system call")
 _GOOD_N = ("step", "iter", "epoch", "loss", "autotune", "checkpoint", "saving model", "done", "finished", "complete",
            "succeeded", "successfully", "saved")
 

@@ -296,6 +296,11 @@ GENERIC_ERRORS = [
     r"\bAssertion [`'][^\n]{0,300}' failed\.",
     r"\bthread '[^'\n]{0,100}'(?: \(\d{1,10}\))? panicked at\b",
     r"\bINTERNAL ASSERT FAILED at\b",
+    # (struct23) a shell's report of a job a fault signal ended, alone on its line (bash jobs.c: strsignal()'s text;
+    # 'Segmentation fault' and '(core dumped)' are counted above), and the Docker client's print of the engine's
+    # refusal (moby client/errors.go: 'Error response from daemon: %s')
+    r"^\s{0,8}(?:Aborted|Illegal instruction|Floating point exception|Trace/breakpoint trap|Bad system call)\s{0,8}$",
+    r"\bError response from daemon: ",
 ]
 
 
