@@ -287,7 +287,9 @@ def from_facts(path, what="--facts"):
 def save(nodes, out_dir):
     """One file per node: its facts, or a gpudoctor.node/1 record of why it failed. Each
     file is written atomically (a reader never sees half of one); a folder that cannot be
-    made or written (a file, read-only, not permitted, a full disk) is an input error."""
+    made or written (a file, read-only, not permitted, a full disk) is an input error.
+    -> the names of the folder's other *.json files (an earlier run's nodes), which a later
+    `check --facts DIR` reads beside these: the caller says so."""
     from gpudoctor.jsonout import dumps_facts
     from gpudoctor.report.atomic import check_folder, write_atomic
 
@@ -300,8 +302,28 @@ def save(nodes, out_dir):
         raise InputError("cannot write facts to %s: %s" % (out_dir, exc.strerror or exc))
     except ValueError as exc:
         raise InputError("cannot write facts to %s: %s" % (excerpt(out_dir), exc))
+    written = set()
     for n in nodes:
         doc = n.facts if n.reachable else {"schema": "gpudoctor.node/1", "host": n.host, "error": n.error,
                                            "error_kind": n.error_kind}
         name = n.host.replace("/", "_").lstrip(".") or "_"
         write_atomic(os.path.join(out_dir, "%s.json" % name), dumps_facts(doc) + "\n")
+        written.add("%s.json" % name)
+    try:
+        names = os.listdir(out_dir)
+    except OSError:
+        return []
+    return sorted(n for n in names if n.endswith(".json") and n not in written and not n.startswith(".")
+                  and os.path.isfile(os.path.join(out_dir, n)))
+
+
+def others_line(others, out_dir, reader):
+    """The warning for save()'s other files: `facts --hosts hf -o DIR` into a folder of an earlier run left that
+    run's nodes there, and `check --facts DIR` judged them with this run's (a node since taken out of the hostfile,
+    renamed, or of another cluster) without a word (userwalk23)."""
+    shown = ", ".join(excerpt(n, 60) for n in others[:6]) + (" and %d more" % (len(others) - 6) if len(others) > 6
+                                                              else "")
+    it = "it" if len(others) == 1 else "them"
+    return ("gpudoctor: warning: %s/ also holds %d file%s this run did not write (%s): %s %s/ reads %s too; remove "
+            "%s, or save to a new folder" % (out_dir.rstrip("/"), len(others), "" if len(others) == 1 else "s",
+                                             shown, reader, out_dir.rstrip("/"), it, it))

@@ -423,3 +423,34 @@ def test_explain_of_a_process_substitution_says_to_pipe_it():
     p = subprocess.run(["bash", "--norc", "--noprofile", "-c", 'cat "$1" | "$0" -m gpudoctor explain -',
                         sys.executable, IFNAME_LOG], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120)
     assert p.returncode == 0 and "ROOT CAUSE  nccl.socket_ifname" in p.stdout
+
+
+def test_facts_saved_into_a_folder_of_an_earlier_run_say_what_else_is_there(tmp_path):
+    """`gpudoctor facts --hosts hf -o DIR` into the folder of an earlier run (a cron job's, or one before a node left
+    the hostfile) left that run's node files there, and `check --facts DIR` then judged them with this run's nodes
+    without a word. Saving now names the files it did not write; a new folder gets no warning."""
+    import json
+    import shutil
+
+    d = tmp_path / "facts"
+    d.mkdir()
+    old = json.load(open(FACTS))
+    old["node"] = "gpu05"
+    (d / "gpu05.json").write_text(json.dumps(old))  # the earlier run's node
+    hf = tmp_path / "hf"
+    hf.write_text("localhost slots=8\n")  # DeepSpeed's one-node hostfile: this machine, gathered here
+
+    def gd(*argv):
+        return subprocess.run([sys.executable, "-m", "gpudoctor"] + list(argv), capture_output=True, text=True,
+                              env=_env(), cwd=str(tmp_path), timeout=120)
+
+    p = gd("facts", "--hosts", str(hf), "-o", str(d))
+    assert p.returncode in (0, 1), p.stderr
+    assert ("gpudoctor: warning: %s/ also holds 1 file this run did not write ('gpu05.json'): gpudoctor check --facts "
+            "%s/ reads it too; remove it, or save to a new folder\n" % (d, d)) in p.stderr, p.stderr
+    q = gd("check", "--facts", str(d), "--select", "shm")
+    assert "gpu05" in q.stdout.splitlines()[0]  # what the warning said: the old node is judged too
+    new = tmp_path / "new"
+    p = gd("facts", "--hosts", str(hf), "-o", str(new))
+    assert p.returncode in (0, 1) and "warning" not in p.stderr, p.stderr
+    shutil.rmtree(str(new))

@@ -33,9 +33,11 @@ def run(args):
     if args.hosts or args.nodes or len(nodes) > 1:
         bad = [n for n in nodes if not n.reachable]
         if args.output:
-            gather.save(nodes, args.output)
+            others = gather.save(nodes, args.output)
             print("gpudoctor: saved facts of %d node%s to %s/ (one file per node; %d unreachable)" % (
                 len(nodes), "" if len(nodes) == 1 else "s", args.output.rstrip("/"), len(bad)), file=sys.stderr)
+            if others:
+                print(gather.others_line(others, args.output, "gpudoctor check --facts"), file=sys.stderr)
         else:
             write_json({n.host: n.facts if n.reachable else {"error": n.error, "error_kind": n.error_kind}
                         for n in nodes}, None)

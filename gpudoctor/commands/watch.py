@@ -139,9 +139,11 @@ def run(args):
         raise InputError("%s holds no watch samples (gpudoctor watch --save DIR writes them; these are check "
                          "facts)" % args.facts)
     if args.save and not args.facts:
-        from gpudoctor.gather import save
+        from gpudoctor.gather import others_line, save
 
-        save(nodes, args.save)
+        others = save(nodes, args.save)
+        if others:
+            print(others_line(others, args.save, "gpudoctor watch --facts"), file=sys.stderr)
     from gpudoctor.registry import select
 
     # the config's ignore list skips watch's checks too, as its severity table already changes them (docs/config.md)
