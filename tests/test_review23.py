@@ -360,3 +360,35 @@ def test_an_egg_on_sys_path_is_read(tmp_path):
     zipfile.ZipFile(egg).extractall(str(site))  # what easy_install unpacks when the egg is not zip-safe
     assert _reference(str(site)) == {"flash-attn": "2.5.8"}
     assert scan_site([str(site)]) == {"flash-attn": {"version": "2.5.8", "location": str(site)}}
+
+
+# ------------------------------------------------------------------ mpirun --map-by node
+# Expected: mpirun 4.1.4 --bind-to none ... --display-map --do-not-launch ("Num procs" per node).
+
+MAP_BY_NODE = [
+    ("-H bb,aa:2 --map-by node --oversubscribe", {"bb": 1, "aa": 2}),  # fits: one per node in turn, free slots only
+    ("-H dd:1,bb:2,aa:2 -n 5 --map-by node --oversubscribe", {"dd": 1, "bb": 2, "aa": 2}),
+    ("-H aa:1,bb:2 -n 6 --map-by node --oversubscribe", {"aa": 3, "bb": 3}),  # oversubscribed: even
+    ("-H aa:3,bb:1 -n 7 --map-by node --oversubscribe", {"aa": 4, "bb": 3}),
+    ("-H aa:1,bb:2,cc:3 -n 10 --map-by node --oversubscribe", {"aa": 4, "bb": 3, "cc": 3}),
+    ("-H aa:4,bb:1,cc:4 -n 7 --map-by node", {"aa": 4, "bb": 1, "cc": 2}),  # navg 2: aa takes 2+1, then 1 more
+    ("-H aa:4,bb:1,cc:4 -n 5 --map-by node", {"aa": 3, "bb": 1, "cc": 1}),
+    ("-H aa:3,bb:3,cc:1 -n 6 --map-by node", {"aa": 3, "bb": 2, "cc": 1}),
+]
+
+
+@pytest.mark.parametrize("flags,want", MAP_BY_NODE)
+def test_mpirun_map_by_node_places_as_open_mpi_does(flags, want):
+    assert {n.host: n.procs for n in _plan("mpirun %s ./a" % flags).nodes if n.procs} == want
+
+
+@pytest.mark.skipif(not shutil.which("mpirun") or "Open MPI" not in subprocess.run(
+    ["mpirun", "--version"], capture_output=True, text=True).stdout, reason="no Open MPI mpirun here")
+@pytest.mark.parametrize("flags,want", MAP_BY_NODE)
+def test_mpirun_map_by_node_cases_against_mpirun(flags, want):
+    import shlex
+
+    p = subprocess.run(["mpirun", "--allow-run-as-root", "--bind-to", "none"] + shlex.split(flags)
+                       + ["--display-map", "--do-not-launch", "true"], capture_output=True, text=True, timeout=60)
+    got = re.findall(r"Data for node: (\S+)\s+Num slots: \d+\s+Max slots: \d+\s+Num procs: (\d+)", p.stdout + p.stderr)
+    assert {h: int(c) for h, c in got} == want

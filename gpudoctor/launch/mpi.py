@@ -115,6 +115,56 @@ def _env_flag(plan, spec):
             plan.master_port = int(val)
 
 
+def _rr_bynode(slots, np_):
+    """Open MPI 4.1's round-robin mapper by node (orte/mca/rmaps/round_robin/rmaps_rr_mappers.c
+    orte_rmaps_rr_bynode, https://github.com/open-mpi/ompi/blob/v4.1.4/orte/mca/rmaps/round_robin/rmaps_rr_mappers.c),
+    ported step for step: the processes left are split evenly over the nodes still open (navg, the remainder one
+    each on the first ones); a node with fewer free slots takes what it has, and the rest go round again; when
+    oversubscribed every node takes its share whatever its slots. Checked with mpirun 4.1.4 --display-map:
+    -H aa:4,bb:1,cc:4 -n 7 --map-by node is 4, 1, 2 (not one per node in turn)."""
+    n = len(slots)
+    procs, mapped = [0] * n, 0
+    oversubscribed = sum(slots) < np_
+    nnodes = n
+    while True:
+        left = np_ - mapped
+        navg = left // nnodes or 1
+        balance = float(left - navg * nnodes) / nnodes
+        extra = int(balance)  # C's float -> int conversion truncates toward zero
+        nxtra, add_one = 0, False
+        if balance - extra > 0:
+            nxtra, extra, add_one = left - (navg + extra) * nnodes, extra + 1, True
+        nnodes = 0
+        for i in range(n):
+            if not oversubscribed and slots[i] <= procs[i]:
+                continue
+            if add_one:
+                if nxtra == 0:
+                    extra, add_one = extra - 1, False
+                else:
+                    nxtra -= 1
+            take = navg + extra
+            if not oversubscribed and slots[i] - procs[i] < take:
+                take = slots[i] - procs[i]
+                if take == 0:
+                    continue
+            nnodes += 1
+            take = min(take, np_ - mapped)
+            procs[i] += take
+            mapped += take
+            if mapped == np_:
+                break
+        if mapped >= np_ or nnodes == 0:
+            break
+    while mapped < np_:  # "fill in as required until fully mapped": one more on each node in turn
+        for i in range(n):
+            procs[i] += 1
+            mapped += 1
+            if mapped == np_:
+                break
+    return procs
+
+
 def map_procs(hosts, np_, per_node, launcher, oversubscribe, by_node=False):
     """Place processes as Open MPI's rr mapper does: hosts [(name, slots)] in order."""
     if per_node is not None:
@@ -138,12 +188,7 @@ def map_procs(hosts, np_, per_node, launcher, oversubscribe, by_node=False):
     procs = [0] * len(hosts)
     left = np_
     if by_node:
-        while left > 0:
-            for i, (_h, slots) in enumerate(hosts):
-                if left and (procs[i] < slots or oversubscribe):
-                    procs[i] += 1
-                    left -= 1
-        return procs
+        return _rr_bynode([s for _h, s in hosts], np_)
     for i, (_h, slots) in enumerate(hosts):
         take = min(slots, left)
         procs[i] += take
