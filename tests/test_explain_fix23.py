@@ -406,3 +406,26 @@ def test_userline_reading_keeps_the_lead(kb):
     # a Dataset's __getitem__ past its end: userline's reading of the expression (the __len__) stays first
     from test_explain_userline import DS_LEN
     assert _first(kb, DS_LEN)[0].startswith("Your line")
+
+
+# --- DDP's parameters without a gradient, named (torch/csrc/distributed/c10d/reducer.cpp) ---
+
+_DDP = "".join("[rank0]: " + ln + "\n" for ln in (
+    "Traceback (most recent call last):", '  File "/home/u/train.py", line 61, in <module>', "    out = model(x)",
+    '  File "/opt/venv/lib/python3.11/site-packages/torch/nn/parallel/distributed.py", line 1637, in forward',
+    "    inputs, kwargs = self._pre_forward(*inputs, **kwargs)",
+    "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This error "
+    "indicates that your module has parameters that were not used in producing loss.",
+    "Parameters which did not receive grad for rank 0: module.aux_head.bias, module.aux_head.weight",
+    "Parameter indices which did not receive grad for rank 0: 10 11"))
+
+
+def test_ddp_unused_parameters_named(kb):
+    text, fix = _first(kb, _DDP)
+    assert "module.aux_head.bias, module.aux_head.weight - aux_head took no part" in text
+    assert "model.aux_head.requires_grad_(False)" in fix and "find_unused_parameters=True" in fix
+
+
+def test_ddp_unused_parameter_names_stay_plain(kb):
+    text, fix = _first(kb, _DDP.replace("module.aux_head.bias", "x;touch$(id)"))
+    assert "touch" not in fix

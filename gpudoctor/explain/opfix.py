@@ -713,6 +713,36 @@ def _kernel_assert(msg, tbr, whole):
     return None
 
 
+# torch/csrc/distributed/c10d/reducer.cpp (Reducer::ensure_prior_reduction_finished): with TORCH_DISTRIBUTED_DEBUG
+# INFO / DETAIL the error names them, "Parameters which did not receive grad for rank <r>: <name>, <name>"
+_NO_GRAD = re.compile(r"Parameters which did not receive grad for rank (\d{1,6}): ([\w.]{1,120}(?:, [\w.]{1,120}){0,30})")
+
+
+def _unused_params(msg, tbr, whole):
+    """(text, fix) naming the parameters DDP found without a gradient, or None."""
+    text = msg + "\n" + ((tbr or {}).get("more") or "")
+    m = _NO_GRAD.search(text)
+    if not m:
+        return None
+    names = [userline.ident(n, None) for n in m.group(2).split(", ")]
+    names = [n for n in names if n]
+    if not names:
+        return None
+    mods = []
+    for n in names:
+        head = n.rsplit(".", 1)[0] if "." in n else n
+        head = head[len("module."):] if head.startswith("module.") else head
+        if head not in mods:
+            mods.append(head)
+    shown = ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
+    return ("DDP found parameters without a gradient on rank %s: %s - %s took no part in the loss of that step (a head "
+            "or branch not called, or its output left out of the loss)." % (m.group(1), shown, ", ".join(mods[:4])),
+            "if %s is never used: delete it or freeze it (model.%s.requires_grad_(False) before wrapping in DDP); if "
+            "it is used only on some steps: DistributedDataParallel(model, find_unused_parameters=True) (or "
+            "static_graph=True when the unused set is the same every step); else add its output to the loss" % (
+                mods[0], mods[0]))
+
+
 _READERS = (
     ("torch.", _fixed_device),
     ("usercode.", _fixed_device),
@@ -723,6 +753,7 @@ _READERS = (
     ("nccl.", _bound_device),
     ("usercode.", _bound_device),
     ("cuda.oom", _oom_shared),
+    ("torch.ddp_unused_parameters", _unused_params),
     ("usercode.tensors_on_two_devices", _devices),
     ("usercode.index_out_of_range", _targets),
     ("cuda.device_assert", _targets),
