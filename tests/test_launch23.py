@@ -441,3 +441,38 @@ def test_a_guard_holds_over_the_compound_command_it_guards(tmp_path, head, name,
     res = read_script(str(p), [], environ={})
     (la,) = res.launches
     assert real[-1] == want and known(la.argv) == real, (known(la.argv), real, res.notes)
+
+
+# Multi-line command substitutions beside arrays, $(( )), quoted parentheses and a here-document with an apostrophe in
+# it, in one script (the forms 75c8eb0 and f9f083f changed the line reader for). bae6bf7 read the apostrophe in the
+# here-document as a quote the file never closes and planned nothing ("bash stops with a syntax error"); bash runs it
+MULTI = '''X=$(
+  echo a
+)
+ARR=( $(echo b) "c d"
+  $(echo e) )
+Z=$((1+2))
+W=$(echo $((3*4)))
+V="$(echo "q)r")"
+U=$(echo ')' )
+case "$X" in a) S=1;; *) S=2;; esac
+T=$(cat <<'EOF'
+it's ) a "test"
+EOF
+)
+declare -a ARGS=(
+    --x=$(echo 1)
+    --y=$((2+3))
+)
+torchrun --nproc_per_node 2 t.py "$X" "${ARR[@]}" "$Z" "$W" "$V" "$U" "$S" "$T" "${ARGS[@]}"
+'''
+
+
+def test_multi_line_command_substitutions_are_read_as_bash_reads_them(tmp_path):
+    p = write(tmp_path, "multi.sh", MULTI)
+    res = read_script(str(p), [], environ={})
+    assert res.notes == []
+    (la,) = res.launches
+    (real,) = [r for r in bash_argv(tmp_path, p) if r[0] == "torchrun"]
+    assert real[4:] == ["a", "b", "c d", "e", "3", "12", "q)r", ")", "1", "it's ) a \"test\"", "--x=1", "--y=5"]
+    assert la.argv == real
