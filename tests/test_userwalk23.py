@@ -454,3 +454,37 @@ def test_facts_saved_into_a_folder_of_an_earlier_run_say_what_else_is_there(tmp_
     p = gd("facts", "--hosts", str(hf), "-o", str(new))
     assert p.returncode in (0, 1) and "warning" not in p.stderr, p.stderr
     shutil.rmtree(str(new))
+
+
+def test_explain_of_a_folder_says_which_compressed_logs_it_left_out(tmp_path):
+    """`gpudoctor explain logs/` where the failing rank's log was rotated and compressed (rank1.log.gz beside a
+    healthy rank0.log) answered 'NO ERROR FOUND', exit 0, and never said that rank1.log.gz was left out. stderr now
+    names the compressed files not read and how to have them read; a folder of compressed logs alone says so instead
+    of 'holds no file to read'. Decompressed as the line says, the folder gets the failing rank's answer."""
+    import gzip
+    import shutil
+
+    d = tmp_path / "logs"
+    d.mkdir()
+    shutil.copy(os.path.join(LOGS, "healthy", "healthy__deepspeed-255-samples-per-sec.log"), str(d / "rank0.log"))
+    with open(IFNAME_LOG, "rb") as f:
+        (d / "rank1.log.gz").write_bytes(gzip.compress(f.read()))
+    (d / "rank1.log.1").write_bytes((d / "rank1.log.gz").read_bytes())  # logrotate's name, gzip inside
+
+    def gd(*argv):
+        return subprocess.run([sys.executable, "-m", "gpudoctor", "explain"] + list(argv), capture_output=True,
+                              text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+
+    p = gd(str(d))
+    assert p.returncode == 0 and "NO ERROR FOUND" in p.stdout
+    assert p.stderr == ("gpudoctor: explain: 2 compressed files of the folder not read ('%s/rank1.log.1' and 1 more): "
+                        "decompress them into the folder (zcat, xzcat, zstdcat) to have them read\n" % d), p.stderr
+    (d / "rank0.log").unlink()
+    (d / "rank1.log.1").unlink()
+    p = gd(str(d))
+    assert p.returncode == 2 and p.stderr == (
+        "gpudoctor: error: '%s' holds no file to read but 1 compressed one ('%s/rank1.log.gz'): decompress it (zcat, "
+        "xzcat, zstdcat), or pipe one in: zcat FILE | gpudoctor explain -\n" % (d, d)), p.stderr
+    subprocess.run(["gzip", "-d", str(d / "rank1.log.gz")], check=True, timeout=60)
+    p = gd(str(d))
+    assert p.returncode == 0 and "ROOT CAUSE  nccl.socket_ifname" in p.stdout and p.stderr == ""

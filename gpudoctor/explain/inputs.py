@@ -22,6 +22,8 @@ MAX_DIRS = 20000
 SKIP_SUFFIXES = (".gz", ".xz", ".bz2", ".zst", ".zip", ".tar", ".png", ".jpg", ".so", ".pt", ".pth", ".safetensors",
                  ".bin", ".npy", ".whl")
 _LOGISH = (".log", ".out", ".err", ".txt")
+_COMPRESSED_SUFFIXES = (".gz", ".xz", ".bz2", ".zst")  # of SKIP_SUFFIXES: a rotated or compressed log, most often
+_LEFT_COMPRESSED = []  # the compressed files the last collect()'s folders held (never read)
 
 
 def split_arguments(args):
@@ -118,6 +120,8 @@ def _walk(root):
             if stat.S_ISDIR(st.st_mode):
                 if depth + 1 < MAX_DEPTH:
                     subs.append((p, depth + 1))
+            elif stat.S_ISREG(st.st_mode) and n.lower().endswith(_COMPRESSED_SUFFIXES):
+                _LEFT_COMPRESSED.append(p)  # left out, and said (collect)
             elif stat.S_ISREG(st.st_mode) and not n.lower().endswith(SKIP_SUFFIXES):
                 out.append(p)
                 if len(out) > MAX_FILES:
@@ -163,6 +167,7 @@ def collect(paths, deadline=None):
 
     files, walked = [], set()
     _WITHIN.clear()
+    del _LEFT_COMPRESSED[:]
     for p in paths:
         _not_kernel(p)
         try:
@@ -173,6 +178,11 @@ def collect(paths, deadline=None):
             raise InputError("cannot read %s: %s" % (excerpt(p, 200), exc))
         if stat.S_ISDIR(st.st_mode):
             found = _walk(p)
+            if not found and _LEFT_COMPRESSED:
+                raise InputError("%s holds no file to read but %d compressed one%s (%s): decompress %s (zcat, xzcat, "
+                                 "zstdcat), or pipe one in: zcat FILE | gpudoctor explain -" % (
+                                     excerpt(p, 200), len(_LEFT_COMPRESSED), "" if len(_LEFT_COMPRESSED) == 1 else "s",
+                                     excerpt(_LEFT_COMPRESSED[0], 200), "it" if len(_LEFT_COMPRESSED) == 1 else "them"))
             if not found:
                 raise InputError("%s holds no file to read" % excerpt(p, 200))
             top = os.path.realpath(p)
@@ -183,7 +193,7 @@ def collect(paths, deadline=None):
             files.append(p)
     if len(files) > MAX_FILES:
         raise InputError("more than %d files to read: name fewer" % MAX_FILES)
-    logs, dumps, reports, binaries, unread = [], [], [], 0, []
+    logs, dumps, reports, binaries, unread, compressed = [], [], [], 0, [], []
     for p in files:
         try:
             f = _open_regular(p)  # refused here, before anything is read, if not a regular file
@@ -206,6 +216,8 @@ def collect(paths, deadline=None):
                 if p not in walked:
                     raise InputError("%s is not a text log (%s): name the log files to read" % (excerpt(p, 200), why))
                 binaries += 1
+                if head.startswith(_COMPRESSED):
+                    compressed.append(p)
                 continue
             if not flight.is_dump(head) and ras.looks_like_report(head):
                 data = head + f.read(ras.MAX_REPORT - len(head))
@@ -223,6 +235,16 @@ def collect(paths, deadline=None):
     if unread:  # the message names the path escaped and bounded (errors.open_input)
         sys.stderr.write("gpudoctor: explain: %d file%s of the folder not read: %s\n" % (
             len(unread), "" if len(unread) == 1 else "s", unread[0]))
+    compressed = sorted(set(compressed + _LEFT_COMPRESSED))
+    if compressed and (logs or dumps):
+        # a rotated or gzip'ed rank log beside the others (rank1.log.gz: often the failing rank's) was left out in
+        # silence, and the answer for the rest read "NO ERROR FOUND", exit 0 (userwalk23): said on stderr, as an
+        # unreadable file of the folder is
+        sys.stderr.write("gpudoctor: explain: %d compressed file%s of the folder not read (%s%s): decompress %s "
+                         "into the folder (zcat, xzcat, zstdcat) to have %s read\n" % (
+                             len(compressed), "" if len(compressed) == 1 else "s", excerpt(compressed[0], 200),
+                             " and %d more" % (len(compressed) - 1) if len(compressed) > 1 else "",
+                             "it" if len(compressed) == 1 else "them", "it" if len(compressed) == 1 else "them"))
     if binaries and not logs and not dumps:
         raise InputError("%s: no text log to read (%d binary file%s left out)" % (
             ", ".join(excerpt(p, 100) for p in paths[:3]), binaries, "" if binaries == 1 else "s"))
@@ -239,6 +261,7 @@ def collect(paths, deadline=None):
 _BINARY_MAGIC = (b"\x7fELF", b"\x1f\x8b", b"\xfd7zXZ\x00", b"BZh", b"\x28\xb5\x2f\xfd", b"PK\x03\x04",
                  b"!<arch>\n", b"\x89PNG", b"\xff\xd8\xff", b"%PDF", b"\x93NUMPY")
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\b\x1b")  # tabs, ends of line, backspace, ANSI colours
+_COMPRESSED = (b"\x1f\x8b", b"\xfd7zXZ\x00", b"BZh", b"\x28\xb5\x2f\xfd")  # gzip, xz, bzip2, zstd (of _BINARY_MAGIC)
 
 
 def binary_kind(head, magic_only=False):
