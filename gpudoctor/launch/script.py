@@ -669,6 +669,16 @@ class Reader:
     def skipping(self):
         return any(f["cur"] is False for f in self.frames)
 
+    def _if_test(self, words):
+        """An `if` / `elif` condition: a test, or the builtins `true`, `:` and `false` alone (`if false; then` keeps a
+        block from running; launch23's fuzz against bash), `!` negating them."""
+        r = self.test(words)
+        w = [x for x in words if x != ";"]
+        neg = w[:1] == ["!"]
+        if r is None and len(w) == 1 + neg and w[neg] in ("true", ":", "false"):
+            r = (w[neg] != "false") != neg
+        return r
+
     def test(self, words):
         """_test, and whether it read an argument not given (last_test_argdep)."""
         before = self.arg_reads
@@ -2039,7 +2049,7 @@ class Reader:
                         break
             if w == "if":
                 self.last_test_argdep = False
-                r = False if parent_skips else self.test(words)
+                r = False if parent_skips else self._if_test(words)
                 self.frames.append({"kind": "if", "cur": r, "any": r is True, "unk": r is None, "line": self.line,
                                     "had": set(self.vars), "paths": [] if r is False else [set()], "else": False,
                                     "cond": not parent_skips, "argdep": self.last_test_argdep})
@@ -2048,7 +2058,7 @@ class Reader:
                 f = self.frames[-1]
                 f["cur"] = False
                 if not any(g["cur"] is False for g in self.frames[:-1]) and not f["any"]:
-                    r = self.test(words)
+                    r = self._if_test(words)
                     f["argdep"] = f.get("argdep") or self.last_test_argdep
                     f["cur"] = None if (f["unk"] and r is not False) else r
                     f["any"] = f["any"] or f["cur"] is True
