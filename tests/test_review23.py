@@ -47,6 +47,7 @@ OMPI_REFUSES = [
     ("aa b.c\n", "parse error"),
     ("aa\n+n0\n", "relative"),
     ("a^b slots=2\n", "parse error"),
+    ("aa\nrank 0", "rank line"),  # hostfile.c "bad syntax somewhere"; mpirun: internal error in ras_base_allocate
 ]
 
 
