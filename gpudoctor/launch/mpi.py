@@ -123,6 +123,8 @@ def _rr_bynode(slots, np_):
     oversubscribed every node takes its share whatever its slots. Checked with mpirun 4.1.4 --display-map:
     -H aa:4,bb:1,cc:4 -n 7 --map-by node is 4, 1, 2 (not one per node in turn)."""
     n = len(slots)
+    if not n:
+        return []
     procs, mapped = [0] * n, 0
     oversubscribed = sum(slots) < np_
     nnodes = n
