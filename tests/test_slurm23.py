@@ -316,3 +316,26 @@ def test_nodes_of_a_partition_an_admin_set_down_are_named_so_at_once(ms):
     nodes = nodes_of(p.stdout)
     assert all(n["error_kind"] == "partition-down" and "partition front" in n["error"] for n in nodes.values()), nodes
     assert all(n["reachable"] for n in nodes_of(q.stdout).values()), q.stdout[-2000:]
+
+
+def test_a_node_that_died_mid_probe_is_not_just_ok_in_the_probes_node_list():
+    """sn2's slurmd killed and its link down 6 s into `salloc -N3 gpudoctor probe --mode tcp` on the bed:
+    the node list still read "sn2 ok (python 3.11.7, no GPU)" above sn2's probe.node.failed. It says
+    that it failed later now; the nodes that did not fail read as before."""
+    import io
+
+    from gpudoctor.probe import findings, report
+
+    doc = {"mode": "tcp", "budget_s": 120, "elapsed_s": 42.3,
+           "nodes": [{"host": h, "reachable": True, "error_kind": None, "python": "3.11.7"} for h in ("sn1", "sn2")],
+           "pairs": [{"a": "sn1", "b": "sn2", "gbps": None, "transport": "tcp", "error_kind": "died", "blame": "sn2",
+                      "error": "worker ended (exit 233) without a result: srun: error: Task launch for StepId=19.11 "
+                               "failed on node sn2: Communication connection failure", "pass": 1}],
+           "isolation": {"slow_nodes": [], "slow_links": []}}
+    found = findings.evaluate(doc, {})
+    assert any(f.check == "probe.node.failed" and f.hosts == ["sn2"] for f in found), found
+    out = io.StringIO()
+    report.render_text(doc, found, out)
+    lines = out.getvalue().splitlines()
+    assert "  sn2              ok (python 3.11.7, no GPU); then failed mid-probe (probe.node.failed below)" in lines
+    assert "  sn1              ok (python 3.11.7, no GPU)" in lines

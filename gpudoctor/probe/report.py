@@ -70,6 +70,9 @@ def render_text(doc, findings, stream, step=None):
     if doc.get("interrupted"):
         w("INTERRUPTED by %s: what follows is what was measured before it; %s\n"
           % (doc["interrupted"], "the workers were ended" if doc.get("run_id") else "no worker had started yet"))
+    # a node that answered at the start and failed later (its slurmd killed and its link down mid-probe, on a
+    # 4-node Slurm: slurm23) read "ok" here above its own probe.node.failed finding
+    later = set(h for f in findings if getattr(f, "check", None) == "probe.node.failed" for h in (f.hosts or []))
     for n in doc["nodes"]:
         if n.get("error_kind") == "interrupted":  # the user's doing: not a node's failure (findings.NOT_NODE_FAULTS)
             w("  %-16s not probed: %s\n" % (n["host"], n.get("error") or "interrupted"))
@@ -77,8 +80,10 @@ def render_text(doc, findings, stream, step=None):
             w("  %-16s FAILED %s: %s\n" % (n["host"], n["error_kind"], n.get("error") or ""))
         else:
             extra = "%s GPU(s)" % n["gpus"] if n.get("gpus") else "no GPU"
-            w("  %-16s ok (python %s, %s%s)\n" % (n["host"], n.get("python"), extra,
-                                                 ", torch" if n.get("torch") else ""))
+            w("  %-16s ok (python %s, %s%s)%s\n" % (n["host"], n.get("python"), extra,
+                                                   ", torch" if n.get("torch") else "",
+                                                   "; then failed mid-probe (probe.node.failed below)"
+                                                   if n["host"] in later else ""))
     for j in doc.get("jobs") or []:
         title = {"node": "one node alone: %s" % j["hosts"][0], "all": "all nodes",
                  "pair": "pair %s" % ",".join(j["hosts"])}[j["scope"]]
