@@ -16,10 +16,12 @@ def _tree(tmp_path):
     return tmp_path / "w"
 
 
-def _plan_and_bash(tmp_path, cmd):
+def _plan_and_bash(tmp_path, cmd, run=True):
     d = _tree(tmp_path)
     p = write(tmp_path, "p.sh", 'D=%s\ntorchrun --nproc_per_node 2 t.py "$(%s)"\n' % (d, cmd))
     (la,) = read_script(str(p), [], environ={}).launches
+    if not run:
+        return known(la.argv)[-1], None
     (real,) = bash_argv(tmp_path, p)
     return known(la.argv)[-1], real[-1]
 
@@ -45,7 +47,7 @@ UNKNOWN = [
     "cd $D & pwd", "cd $D; pwd; pwd", "cd $D && cd $D && pwd", "cd && pwd", "cd \"~\" && pwd", "realpath \"~/x\"",
     "readlink -e $D/nope", "realpath -e $D/f.txt/", "realpath $D/f.txt/x", "realpath -- -x",
     "realpath $D/f.txt/", "readlink -f $D/nope/x", "realpath -e $D/nope/..", "realpath > /dev/null $D",
-    "readlink -n $D", "realpath $D/a $D/a",
+    "readlink -n $D", "realpath $D/a $D/a", "cd $D > && pwd",
 ]
 
 
@@ -57,7 +59,7 @@ def test_a_path_command_of_a_known_word_is_what_bash_passes(tmp_path, cmd):
 
 @pytest.mark.parametrize("cmd", UNKNOWN)
 def test_a_path_command_not_read_stays_unknown(tmp_path, cmd):
-    mine, _real = _plan_and_bash(tmp_path, cmd)
+    mine, _real = _plan_and_bash(tmp_path, cmd, run=False)  # (bash: "" or another value, or a syntax error)
     assert mine is None
 
 
@@ -80,6 +82,18 @@ ENDS = [
     ("{ exit 0; }\ntorchrun --nproc_per_node 2 a.py\n", []),
     ("true | exit 0\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
     ("( exit 0 )\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+    ("for i in 1; do exec torchrun --nproc_per_node 2 a.py; done\n", ["a.py"]),
+    ("{ exec torchrun --nproc_per_node 2 a.py; }\n", ["a.py"]),
+    ("! exec torchrun --nproc_per_node 2 a.py\n", ["a.py"]),
+    ("X=1\nif [ \"$X\" = 1 ]\nthen\nexec torchrun --nproc_per_node 2 a.py\nfi\n", ["a.py"]),
+    ("X=1\nif [ \"$X\" = 2 ]; then :; else exit 0; fi\ntorchrun --nproc_per_node 2 a.py\n", []),
+    ("X=1\nif [ \"$X\" = 1 ]; then\n  exit 0\nfi\ntorchrun --nproc_per_node 2 a.py\n", []),
+    ("{ exit 0 1; }\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+    ("exit\ntorchrun --nproc_per_node 2 a.py\n", []),
+    ("exec env A=1 torchrun --nproc_per_node 2 a.py\n", ["a.py"]),
+    ("exec -a name torchrun --nproc_per_node 2 a.py\n", ["a.py"]),
+    ("exec\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
+    ("exec >log.txt\ntorchrun --nproc_per_node 2 a.py\n", ["a.py", "b.py"]),
 ]
 
 
@@ -141,3 +155,14 @@ def test_where_a_pattern_ends_is_where_bash_ends_it(tmp_path, quoted):
     (real,) = bash_argv(tmp_path, p)
     assert len(real) == 4 + len(SLASH_OPS) * (1 if quoted else 2)
     assert la.argv == real
+
+
+def test_torchrun_without_srun_or_without_the_job_s_nodes(tmp_path):
+    # no srun: one agent, whatever the job's tasks; --ntasks-per-node alone with no #SBATCH --nodes: not known
+    p = write(tmp_path, "job.sh", (JOB % ("2", "")).replace("srun  ", ""))
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.argv[0] == "torchrun" and not [f for f in la.findings if "torchrun agents" in f]
+    p = write(tmp_path, "job2.sh", (JOB % ("2", "--ntasks-per-node=3")).replace("#SBATCH --nodes=2\n", "").replace(
+        "#SBATCH --ntasks=2\n", ""))
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.argv[0] == "srun" and not [f for f in la.findings if "torchrun agents" in f]
