@@ -136,8 +136,13 @@ def facts_problem(doc):
     """Why a decoded document is not one node's facts, or None. The transports can use it on
     what a node sent back, the same rule as for facts files."""
     if not isinstance(doc, dict) or doc.get("schema") != FACTS_SCHEMA:
-        got = doc.get("schema") if isinstance(doc, dict) else type(doc).__name__
-        return "not a gpudoctor facts file (schema %s, expected %r)" % (excerpt(got), FACTS_SCHEMA)
+        if isinstance(doc, dict) and "schema" not in doc:  # a DeepSpeed config, a results file: said so, not 'nothing'
+            return "not a gpudoctor facts file (it has no schema key; facts have %r)" % FACTS_SCHEMA
+        if not isinstance(doc, dict):
+            return "not a gpudoctor facts file (a JSON %s, not an object with schema %r)" % (
+                {"list": "array", "str": "string", "int": "number", "float": "number", "bool": "true/false",
+                 "NoneType": "null"}.get(type(doc).__name__, type(doc).__name__), FACTS_SCHEMA)
+        return "not a gpudoctor facts file (schema %s, expected %r)" % (excerpt(doc.get("schema")), FACTS_SCHEMA)
     why = _shape_problem(doc)
     if why:
         return why
@@ -248,7 +253,14 @@ def from_facts(path, what="--facts"):
         raise InputError("%s %s: %s" % (what, excerpt(path), exc))
     nodes = []
     for f in files:
-        doc = read_facts_file(f, node_map=True)
+        try:
+            doc = read_facts_file(f, node_map=True)
+        except InputError as exc:
+            if f == path or "not a gpudoctor facts file" not in str(exc):
+                raise
+            # a folder's other JSON (ds_config.json beside the facts): every *.json of a facts folder is read
+            raise InputError("%s; every *.json file of the folder %s is read as a node's facts: move it out, or "
+                             "name the facts files' own folder" % (exc, excerpt(path, 200)))
         if "schema" not in doc and "nodes" in doc:  # `facts --hosts ... > all.json`: every node in one file
             from gpudoctor.inventory import MAX_NODES
 

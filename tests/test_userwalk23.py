@@ -488,3 +488,30 @@ def test_explain_of_a_folder_says_which_compressed_logs_it_left_out(tmp_path):
     subprocess.run(["gzip", "-d", str(d / "rank1.log.gz")], check=True, timeout=60)
     p = gd(str(d))
     assert p.returncode == 0 and "ROOT CAUSE  nccl.socket_ifname" in p.stdout and p.stderr == ""
+
+
+def test_a_facts_folder_with_another_json_file_says_which_and_why(tmp_path):
+    """`gpudoctor check --facts run1/` where the folder also holds the job's ds_config.json said 'run1/ds_config.json
+    is not a gpudoctor facts file (schema nothing, expected ...)': 'nothing' for a key the file does not have, and not
+    why a config was read at all. It says the file has no schema key and that every *.json of the folder is read."""
+    import shutil
+
+    d = tmp_path / "run1"
+    d.mkdir()
+    shutil.copy(FACTS, str(d / "gpu01.json"))
+    shutil.copy(os.path.join(ROOT, "fixtures", "launch", "deepspeed.json"), str(d / "ds_config.json"))
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", str(d)], capture_output=True, text=True,
+                       env=_env(), cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr == ("gpudoctor: error: %s/ds_config.json is not a gpudoctor facts file (it has no schema key; facts "
+                        "have 'gpudoctor.facts/1'); every *.json file of the folder '%s' is read as a node's facts: "
+                        "move it out, or name the facts files' own folder\n" % (d, d)), p.stderr
+    (d / "ds_config.json").unlink()
+    (tmp_path / "list.json").write_text("[1, 2]\n")
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", str(tmp_path / "list.json")],
+                       capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 2 and p.stderr.endswith("list.json is not a gpudoctor facts file (a JSON array, not an "
+                                                   "object with schema 'gpudoctor.facts/1')\n"), p.stderr
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", str(d), "--select", "shm"],
+                       capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+    assert p.returncode in (0, 1) and "1 node" in p.stdout
