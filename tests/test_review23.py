@@ -393,3 +393,62 @@ def test_mpirun_map_by_node_cases_against_mpirun(flags, want):
                        + ["--display-map", "--do-not-launch", "true"], capture_output=True, text=True, timeout=60)
     got = re.findall(r"Data for node: (\S+)\s+Num slots: \d+\s+Max slots: \d+\s+Num procs: (\d+)", p.stdout + p.stderr)
     assert {h: int(c) for h, c in got} == want
+
+
+# ------------------------------------------------------------------ mpirun MPMD, a context without -np
+# Expected: mpirun 4.1.4 --bind-to none --display-map --do-not-launch: such a context gets every slot of its hosts.
+
+MPMD = [
+    ("aa slots=4\nbb slots=2\n", "--oversubscribe ./x : ./y", {"aa": 7, "bb": 5}),
+    ("aa slots=4\nbb slots=2\n", "--oversubscribe ./x : -np 1 ./y", {"aa": 5, "bb": 2}),
+    ("cc slots=4\n", "--oversubscribe -np 2 ./y : ./x", {"cc": 6}),
+    ("cc slots=4\n", "-np 2 ./y : ./x", None),  # "There are not enough slots available"
+    ("aa slots=4\nbb slots=2\n", "./x : ./y", None),  # "All nodes which are allocated for this job are already filled."
+]
+
+
+@pytest.mark.parametrize("hf,line,want", MPMD)
+def test_mpirun_mpmd_context_without_np_takes_every_slot(tmp_path, hf, line, want):
+    import os
+
+    (tmp_path / "hf").write_text(hf)
+    cwd = os.getcwd()
+    os.chdir(str(tmp_path))
+    try:
+        if want is None:
+            with pytest.raises(InputError) as e:
+                _plan("mpirun --hostfile hf %s" % line)
+            assert "not enough slots" in str(e.value)
+        else:
+            assert {n.host: n.procs for n in _plan("mpirun --hostfile hf %s" % line).nodes if n.procs} == want
+    finally:
+        os.chdir(cwd)
+
+
+def test_mpirun_mpmd_context_without_np_on_hosts_without_counts_is_refused(tmp_path):
+    import os
+
+    (tmp_path / "hf").write_text("aa\nbb\n")  # their slots are their cores, known only there
+    cwd = os.getcwd()
+    os.chdir(str(tmp_path))
+    try:
+        with pytest.raises(InputError) as e:
+            _plan("mpirun --hostfile hf -np 1 ./x : ./y")
+        assert "number of processes to start was omitted" in str(e.value)
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.mark.skipif(not shutil.which("mpirun") or "Open MPI" not in subprocess.run(
+    ["mpirun", "--version"], capture_output=True, text=True).stdout, reason="no Open MPI mpirun here")
+@pytest.mark.parametrize("hf,line,want", MPMD)
+def test_mpirun_mpmd_cases_against_mpirun(tmp_path, hf, line, want):
+    import shlex
+
+    (tmp_path / "hf").write_text(hf)
+    p = subprocess.run(["mpirun", "--allow-run-as-root", "--bind-to", "none", "--display-map", "--do-not-launch",
+                        "--hostfile", "hf"] + shlex.split(line), capture_output=True, text=True, timeout=60,
+                       cwd=str(tmp_path))
+    out = p.stdout + p.stderr
+    got = re.findall(r"Data for node: (\S+)\s+Num slots: \d+\s+Max slots: \d+\s+Num procs: (\d+)", out)
+    assert ({h: int(c) for h, c in got} if "JOB MAP" in out else None) == want

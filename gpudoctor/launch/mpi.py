@@ -227,30 +227,39 @@ def _read_openmpi_mpmd(plan, contexts, launcher):
     oversub = bool(_all(allopts, "--oversubscribe"))
     if _all(allopts, "--npernode", "-N", "--map-by"):
         refuse(launcher, "-npernode/-N/--map-by in a ':'-separated (MPMD) line are not read by gpudoctor")
-    order, slots = [], {}
+    order, slots, given = [], {}, {}
     for opts, _p, _r in parsed:
         for spec in [v[0] for v in _all(opts, "--host")]:
             for h, n in hostfiles.comma_hosts(spec, "-H %s" % excerpt(spec, 40)):
                 if h not in slots:
                     order.append(h)
                 slots[h] = max(slots.get(h, 0), n)
+                given[h] = True
     hfs = [v[0] for v in _all(allopts, "--hostfile", "--machinefile", "--default-hostfile")]
     if hfs and not order:
         rows = hostfiles.openmpi(hostfiles.read(os.path.expanduser(hfs[-1]), "Open MPI hostfile"), hfs[-1])
         order = [h for h, _s, _e in rows]
         slots = {h: n for h, n, _e in rows}
+        given = {h: e for h, _n, e in rows}
         plan.add_file(os.path.expanduser(hfs[-1]))
     if not order:
         refuse(launcher, "a ':'-separated (MPMD) line without -H or a hostfile is not read by gpudoctor")
     used = {h: 0 for h in order}
     for opts, prog, rest in parsed:
         np_ = _last(opts, "--np", "--n")
-        if not np_:
-            refuse(launcher, "every ':'-separated app context needs -np here (gpudoctor does not count cores)")
-        left = count(np_[0], "-np", launcher, minimum=1)
         mine = []
         for spec in [v[0] for v in _all(opts, "--host")]:
             mine += [h for h, _n in hostfiles.comma_hosts(spec, "-H")]
+        if not np_:
+            # mpirun 4.1.4 --display-map: a context without -np gets every slot of its hosts (the line's allocation),
+            # which fails ("not enough slots" / "already filled") unless --oversubscribe; a hostfile host with no
+            # slot count given has the cores of its node, known only there
+            if not all(given.get(h) for h in (mine or order)):
+                refuse(launcher, "Either the -host or -hostfile options were given, but the number of processes to "
+                                 "start was omitted for a ':'-separated app context")
+            left = sum(slots[h] for h in dict.fromkeys(mine or order))
+        else:
+            left = count(np_[0], "-np", launcher, minimum=1)
         for h in (mine or order):
             take = min(max(slots[h] - used[h], 0), left)
             used[h] += take
