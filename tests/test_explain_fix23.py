@@ -44,7 +44,7 @@ def _read(name):
 def test_target_past_the_classes_names_the_class_count(kb):
     text, fix = _first(kb, _read("cross_entropy_target_3.log"))
     assert "target 3" in text and "t1.py:9" in text
-    assert "labels.max() + 1, at least 4 here" in fix and "out_features / num_classes" in fix
+    assert "labels.max() + 1, at least 4 here" in fix and "out_features = K" in fix
     assert "labels - 1" in fix
 
 

@@ -237,21 +237,29 @@ def _targets(msg, tbr, whole):
     where = (" (your line %s:%d `%s`)" % (uf["file"].replace("\\", "/").rsplit("/", 1)[-1], uf["line"],
                                          userline.quote(uf["src"]))) if uf else ""
     size = ("num_labels=K in from_pretrained(..., num_labels=K) / the config (a transformers model has 2 unless "
-            "told: config.num_labels)" if num_labels else "the last layer's out_features / num_classes = K")
+            "told: config.num_labels)" if num_labels else "the last layer's out_features = K")
     if value is not None and value < 0:
         return ("The loss got the target %d%s: a class index must be in [0, C); a negative label is a padding or "
                 "'no label' value the loss does not skip (CrossEntropyLoss / NLLLoss skip only ignore_index, -100 "
                 "by default)." % (value, where),
                 "mark the labels to skip with -100 (labels[labels == %d] = -100), or build the loss with "
                 "ignore_index=%d (nn.CrossEntropyLoss(ignore_index=%d))" % (value, value, value))
-    got = ("the target %d" % value) if value is not None else "a target outside [0, n_classes)"
-    return ("The loss got %s%s, but the model's output has only C classes (a target must be in [0, C), C = the "
-            "logits' last dimension): the model was built with fewer outputs than the labels have classes, or the "
-            "labels count from 1 (1..C)." % (got, where),
-            "build the model with one output per class, K = the number of distinct labels (labels.max() + 1%s): %s; "
-            "if the labels count from 1, use labels - 1; check labels.min() >= 0 and labels.max() < "
-            "logits.shape[-1] before the loss" % (", at least %d here" % (value + 1) if value is not None else "",
-                                                  size))
+    if value is None:
+        # the CUDA assert prints no value: a target >= C or a negative one (a padding label)
+        return ("The loss got a target outside [0, n_classes)%s (the CUDA kernel's assert prints no value): a class "
+                "index >= C, the logits' last dimension (a model built with fewer outputs than the labels have "
+                "classes, labels counted from 1), or a negative padding / 'no label' value the loss does not skip "
+                "(only ignore_index, -100 by default, is skipped)." % where,
+                "num_classes = number of distinct labels (K = labels.max() + 1): %s; if the labels count from 1, use "
+                "labels - 1; mask padding labels with -100 (or CrossEntropyLoss(ignore_index=<that value>)); check "
+                "labels.min() >= 0 and labels.max() < logits.shape[-1] on the CPU (or with CUDA_LAUNCH_BLOCKING=1)"
+                % size)
+    return ("The loss got the target %d%s, but the model's output has only C classes (a target must be in [0, C), "
+            "C = the logits' last dimension): the model was built with fewer outputs than the labels have classes, or "
+            "the labels count from 1 (1..C)." % (value, where),
+            "build the model with one output per class, num_classes = number of distinct labels (K = labels.max() + 1, "
+            "at least %d here): %s; if the labels count from 1, use labels - 1; check labels.min() >= 0 and "
+            "labels.max() < logits.shape[-1] before the loss" % (value + 1, size))
 
 
 # ATen's CPU index checks: "index I is out of bounds for dimension D with size S" (native/IndexingUtils.h /
