@@ -515,3 +515,39 @@ def test_a_facts_folder_with_another_json_file_says_which_and_why(tmp_path):
     p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", str(d), "--select", "shm"],
                        capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
     assert p.returncode in (0, 1) and "1 node" in p.stdout
+
+
+def test_an_ssh_config_that_includes_the_nodes_hosts_is_honoured(tmp_path):
+    """An ssh config whose Host blocks come through `Include` (`Include ~/.ssh/config.d/*`, Debian's own
+    /etc/ssh/ssh_config includes /etc/ssh/ssh_config.d/*.conf) was read by paramiko's parser, which has no Include:
+    every node 'did not resolve' (resolve) where ssh reaches it. Includes are now expanded as ssh_config(5) says (a
+    relative path under ~/.ssh, globs, the enclosing Host block going on after the included text). Real sshd nodes
+    on 127.x, the config's Host blocks in an included file."""
+    import pytest
+
+    import sshcluster
+
+    if not sshcluster.available():
+        pytest.skip("needs root and openssh-server (tests/run.sh installs it)")
+    c = sshcluster.Cluster()
+    try:
+        c.add("n1").add("n2").start()
+        home = tmp_path / "home"
+        (home / ".ssh" / "config.d").mkdir(parents=True)
+        with open(c.ssh_config) as f:
+            (home / ".ssh" / "config.d" / "cluster.conf").write_text(f.read())
+        main = home / ".ssh" / "config"
+        main.write_text("Include config.d/*.conf\n")  # relative: under ~/.ssh, as ssh reads it
+        hf = c.hostfile()
+
+        def gd(*argv):
+            return subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--hosts", hf, "--select", "shm"]
+                                  + list(argv), capture_output=True, text=True, env=_env(HOME=str(home)),
+                                  cwd=str(tmp_path), timeout=120)
+
+        for argv in (["--ssh-config", str(main)], []):  # named, and found as ~/.ssh/config
+            p = gd(*argv)
+            assert p.returncode == 0, (argv, p.stdout, p.stderr)
+            assert "2 nodes, 0 unreachable" in p.stdout and "resolve" not in p.stdout, p.stdout
+    finally:
+        c.cleanup()

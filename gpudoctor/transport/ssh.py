@@ -143,7 +143,14 @@ def make_config(ssh_config=None):
         raise InputError("--ssh-config %s: no such file" % ssh_config)
     for path in [ssh_config] if ssh_config else ["/etc/ssh/ssh_config", os.path.expanduser("~/.ssh/config")]:
         _check_ssh_config(path)
+    # (user's first, then the system's: ssh takes the first value it obtains; -F's file is a user config)
+    text, included = _flattened([(ssh_config, False)] if ssh_config else [
+        (os.path.expanduser("~/.ssh/config"), False), ("/etc/ssh/ssh_config", True)])
     try:
+        if included:
+            from paramiko import SSHConfig
+
+            return Config(ssh_config=SSHConfig.from_text(text))
         return Config(runtime_ssh_path=ssh_config) if ssh_config else Config()
     except Exception as exc:  # paramiko's ConfigParseError, or what its parser meets past ours
         raise InputError("ssh config %s: %s" % (ssh_config or "~/.ssh/config", excerpt(exc, 120)))
@@ -422,6 +429,68 @@ def gather(hosts, python="python3", jobs=None, timeout=30.0, ssh_config=None, ho
 
 
 MAX_SSH_FILE = 16 << 20  # bytes of an ssh config or known_hosts file read; a large known_hosts is a few MB
+
+
+_INCLUDE = re.compile(r"^\s*include(?:\s*=\s*|\s+)(.*)$", re.I)
+_BLOCK = re.compile(r"^\s*(?:host|match)(?:\s*=\s*|\s+)", re.I)
+MAX_INCLUDE_DEPTH = 16  # OpenSSH readconf.c READCONF_MAX_DEPTH: "Too many recursive configuration includes"
+
+
+def _flattened(paths):
+    """(text, whether any Include was met) of the ssh config files ``paths`` [(path, is_system)], each Include
+    replaced by the files it names. paramiko's parser (5.1) has no Include and skipped the line: every Host of
+    `Include ~/.ssh/config.d/*` (and of Debian's /etc/ssh/ssh_config, `Include /etc/ssh/ssh_config.d/*.conf`) was
+    unknown, and each node 'did not resolve' where ssh reached it (userwalk23). As ssh_config(5): several paths per
+    line, glob(7) patterns (sorted), ~ expanded, a relative path under ~/.ssh (a user's file) or /etc/ssh (the
+    system's); a file that is not there is skipped; an Include inside a Host or Match block includes under it, and
+    after the included text the block it was met in goes on (that line again, or `Host *` at the top level)."""
+    import glob
+
+    from gpudoctor.errors import InputError, open_input
+
+    out, met = [], [False]
+
+    def read(path):
+        try:
+            _check_ssh_config(path)  # refused with file:line as for the top files
+            with open_input(path, "ssh config") as f:
+                return f.read(MAX_SSH_FILE).decode("utf-8")
+        except InputError:
+            raise
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def walk(path, system, depth, outer):
+        if depth > MAX_INCLUDE_DEPTH:
+            raise InputError("ssh config %s: Include nested more than %d deep (ssh refuses it too)"
+                             % (path, MAX_INCLUDE_DEPTH))
+        text = read(path) if path and os.path.isfile(path) else None
+        if text is None:
+            return
+        block = outer
+        for line in text.splitlines():
+            m = _INCLUDE.match(line)
+            if not m:
+                if _BLOCK.match(line):
+                    block = line
+                out.append(line)
+                continue
+            met[0] = True
+            try:
+                words = shlex.split(m.group(1), comments=True)
+            except ValueError:
+                words = m.group(1).split()
+            for word in words:
+                pattern = os.path.expanduser(word)
+                if not os.path.isabs(pattern):
+                    pattern = os.path.join("/etc/ssh" if system else os.path.expanduser("~/.ssh"), pattern)
+                for inc in sorted(glob.glob(pattern)):
+                    walk(inc, system, depth + 1, block)
+                    out.append(block or "Host *")
+
+    for path, system in paths:
+        walk(path, system, 0, None)
+    return "\n".join(out) + "\n", met[0]
 
 
 def _check_ssh_config(path):
