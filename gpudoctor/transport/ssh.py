@@ -148,9 +148,13 @@ def make_config(ssh_config=None):
         (os.path.expanduser("~/.ssh/config"), False), ("/etc/ssh/ssh_config", True)])
     try:
         if included:
+            import io
+
             from paramiko import SSHConfig
 
-            return Config(ssh_config=SSHConfig.from_text(text))
+            parsed = SSHConfig()
+            parsed.parse(io.StringIO(text))  # (SSHConfig.from_text is paramiko >= 2.7; fabric 3.2 takes 2.4)
+            return Config(ssh_config=parsed)
         return Config(runtime_ssh_path=ssh_config) if ssh_config else Config()
     except Exception as exc:  # paramiko's ConfigParseError, or what its parser meets past ours
         raise InputError("ssh config %s: %s" % (ssh_config or "~/.ssh/config", excerpt(exc, 120)))
