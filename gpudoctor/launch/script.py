@@ -2407,6 +2407,25 @@ class Reader:
                     break
                 if opt in UV_RUN_VALUE and rest:
                     rest.pop(0)
+        while rest and os.path.basename(rest[0]) == "gantry" and rest[1:2] == ["run"]:
+            # beaker-gantry's `gantry run [OPTIONS] -- ARGS`: the command after `--` is what the Beaker job runs
+            # (gantry refuses ARGS without the `--`); `--env NAME=VALUE` is its environment (gantry/commands/run.py,
+            # https://github.com/allenai/beaker-gantry/blob/722fb76d87f4981ce24a9cca07bfd52852716919/gantry/commands/run.py).
+            # OLMo's scripts/beaker/annealing/launch_annealing_jupiter.sh: no launch line was found
+            if "--" not in rest[2:]:
+                return
+            dd = rest.index("--", 2)
+            opts = rest[2:dd]
+            for j, o in enumerate(opts):
+                v = o[len("--env="):] if o.startswith("--env=") else opts[j + 1] if o == "--env" and j + 1 < len(
+                    opts) else None
+                if v is not None and re.match("^" + NAME + "=", v):
+                    assigned.append(v)
+            self.result.notes.append("line %d: gantry run submits the command after `--` as a Beaker experiment: "
+                                     "planned as that command" % self.line)
+            rest = rest[dd + 1:]
+            if self._gantry_shell(rest, assigned):
+                return
         while rest and os.path.basename(rest[0]) in WRAPPERS:
             wrapper = os.path.basename(rest[0])
             rest = rest[1:]
@@ -2681,6 +2700,33 @@ class Reader:
                                                                     "; ".join(self.marks(x)[0].why for x in dropped)))
         return out + argv[i:]
 
+    def _gantry_shell(self, rest, assigned):
+        """`gantry run ... -- bash -c STRING` (OLMo's Beaker scripts): STRING runs in the Beaker job's own shell,
+        which sees gantry's `--env NAME=VALUE` variables and the image's environment, none of the script's own
+        variables (they were expanded where the script quoted them with "", before gantry ran); its launch lines are
+        planned with the --env variables in front, as `NAME=value torchrun ...`."""
+        if len(rest) < 3 or os.path.basename(rest[0]) not in SHELLS:
+            return False
+        j = 1
+        while j < len(rest) and re.match(r"^-[A-Za-z]+$", rest[j]) and "c" not in rest[j]:
+            j += 1
+        if not (j < len(rest) and re.match(r"^-[A-Za-z]*c[A-Za-z]*$", rest[j])) or j + 1 >= len(rest):
+            return False
+        before = len(self.result.launches)
+        saved = (self.batch, self.vars, self.exported)
+        self.batch = False
+        self.vars = {w.split("=", 1)[0]: w.split("=", 1)[1] for w in assigned}
+        self.exported = set(self.vars)
+        depth = len(self.frames)
+        try:
+            self._read_nested(rest[j + 1])
+        finally:
+            del self.frames[depth:]  # an `if` left open inside the string ends with it
+            self.batch, self.vars, self.exported = saved
+        for la in self.result.launches[before:]:
+            la.argv = list(assigned) + la.argv
+        return True
+
     def srun_inner(self, argv):
         """`srun [opts] bash -c 'STRING'`: the string runs in each task's own shell."""
         from gpudoctor.launch import SRUN_VALUE
@@ -2943,10 +2989,18 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
         # a template bash refuses ("syntax error near unexpected token `newline'"); the script
         # stops there and the launch lines after it never run
         r.result.notes.append("line %d: bash stops the script here with a syntax error (bash -n: %s)" % err)
+        # bash parses a whole top-level command (a loop, an if, a function definition, a list) before it runs any
+        # of it, so the error stops the script at that command's first line: MiniCPM-V's run_inference.sh has
+        # `[[ ... *"MMBench_TEST"*]]` (no blank before ]]) on line 29 of a for loop that starts on line 23, and bash
+        # runs neither of the loop's torchrun lines 25-26
+        start = _command_start(text, err[0]) if any(la.line < err[0] for la in r.result.launches) else err[0]
         for la in r.result.launches:
-            if la.line >= err[0] and not la.refused:
-                la.findings.append("bash stops the script with a syntax error at line %d (%s), before this line "
-                                   "runs" % err)
+            if la.line >= start and not la.refused:
+                la.findings.append(("bash stops the script with a syntax error at line %d (%s), before this line "
+                                    "runs" % err) if la.line >= err[0] else (
+                    "bash stops the script with a syntax error at line %d (%s), in the command that starts at line %d: "
+                    "bash reads that whole command before it runs any of it, so this line never runs"
+                    % (err + (start,))))
                 if la.plan is not None:
                     la.plan.script_findings = list(la.findings)
     r.result.variables = {k: r.shown(v if isinstance(v, str) else " ".join(v)) for k, v in r.vars.items()}
@@ -2986,6 +3040,33 @@ def _bash_syntax_error(text):
         if m:
             return int(m.group(1)), m.group(2)[:120]
     return None
+
+
+def _command_start(text, line):
+    """The first line of the top-level command that holds LINE (a syntax error's): the line after the last LINE' <
+    LINE whose first LINE' lines bash -n reads whole (no error, no unexpected end of file: every loop, if, brace,
+    quote and `&&` closed there). At most 400 lines up and 3 s (else LINE: the lines before it are left as they
+    are)."""
+    import shutil
+    import subprocess
+    import time
+
+    bash = shutil.which("bash")
+    if not bash or line <= 1:
+        return line
+    lines = text.split("\n")
+    deadline = time.monotonic() + 3
+    for j in range(line - 1, max(line - 401, 0) - 1, -1):
+        if time.monotonic() > deadline:
+            return line
+        try:
+            p = subprocess.run([bash, "-n"], input="\n".join(lines[:j]).encode("utf-8", "replace") + b"\n",
+                               capture_output=True, timeout=2, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"})
+        except (OSError, subprocess.SubprocessError):
+            return line
+        if p.returncode == 0 and b"syntax error" not in p.stderr and b"unexpected EOF" not in p.stderr:
+            return j + 1
+    return line
 
 
 def _redact(res, secrets):
