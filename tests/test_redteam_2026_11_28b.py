@@ -503,3 +503,54 @@ def test_a_config_found_in_this_folder_that_changes_what_is_judged_is_said(tmp_p
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "gpudoctor-plugin"\n')
     rc, out, err = _cli(["check", "--local"], tmp_path)
     assert "settings from" not in err, err
+
+
+# 57.: secrets in other shapes than NAME=value or a known token prefix, as a wrapper's `set -x` trace or its own
+# messages print them (each value distinctive, so that any part of it left is seen); bash's trace quotes a word
+# holding a blank (dash's does not: there a value's words after the first cannot be told from the next ones)
+_SHAPED = """#!/bin/bash
+set -x
+tool --password Hunter2pw --db-password 'Qx7 Qx7pw' --api-key=Kk9Kk9key --bf16 >/dev/null 2>&1
+mysql -u root -pMy5qlPw db_a >/dev/null 2>&1
+mysql -u root -p My6qlPw db_b >/dev/null 2>&1
+sshpass -p Ss7hPass ssh gpu1 true >/dev/null 2>&1
+curl -s -u alice:Cu8lPass -H 'Authorization: Bearer Be9rerTok3n' https://bob:Ur1Pass@example.invalid/x >/dev/null 2>&1
+echo "retry with password: Yam1Pw, header X-Api-Key: Xk2Key%s"
+exit %d
+"""
+
+
+@pytest.mark.parametrize("rc", [1, 0])
+def test_a_wrapper_keeps_no_credential_in_other_shapes(tmp_path, rc):
+    # 57.: 50. cut NAME=value and token shapes only: a wrapper's trace of `--password X`, `mysql -pX`, `sshpass -p X`,
+    # `curl -u user:X -H 'Authorization: Bearer X' https://user:X@host` went into check's JSON and the facts.
+    wrapper = tmp_path / "wrapper"
+    wrapper.write_text(_SHAPED % ("", rc))
+    wrapper.chmod(0o755)
+    code, out, err = _cli(["check", "--python", str(wrapper), "--json"], tmp_path)
+    assert code in (0, 1), err
+    secrets = ["Hunter2pw", "Qx7", "Kk9Kk9key", "My5qlPw", "My6qlPw", "Ss7hPass", "Cu8lPass", "Be9rerTok3n",
+               "Ur1Pass", "Yam1Pw", "Xk2Key"]
+    if rc:  # stderr's last 300 characters: the trace's end (curl, mysql, sshpass) and the echo
+        assert [s for s in secrets if s in out + err] == [], out[-1500:]
+        # (the message is shown as one $'...' word, 27.: read back as text)
+        section = out.replace("\\\\x20", " ").replace("\\\\x0a", "\n").replace("\\\\'", "'")
+        assert "sshpass -p ..." in section and "curl -s -u alice:... -H" in section, section[-1500:]
+        assert "Authorization: ...' https://bob:...@example.invalid/x" in section, section[-1500:]
+    else:  # stdout's first 120 characters: the echo, its ordinary words kept
+        assert "Yam1Pw" not in out + err and "Xk2Key" not in out + err
+        assert "retry with password: ..., header X-Api-Key: ..." in out, out[-1500:]
+
+
+def test_a_wrapper_trace_of_flags_keeps_their_names_only(tmp_path):
+    # 57.: the flags' part of the trace (a tail of 300 characters holds only the trace's last lines)
+    wrapper = tmp_path / "wrapper"
+    wrapper.write_text("#!/bin/bash\nset -x\ntool --password Hunter2pw --db-password 'Qx7 Qx7pw' --api-key=Kk9Kk9key "
+                       "--bf16 --token Tk4Tk4tok >/dev/null 2>&1\nmysql -u root -pMy5qlPw db_a\nexit 3\n")
+    wrapper.chmod(0o755)
+    code, out, err = _cli(["check", "--python", str(wrapper), "--json"], tmp_path)
+    assert code in (0, 1), err
+    assert [s for s in ("Hunter2pw", "Qx7", "Kk9Kk9key", "Tk4Tk4tok", "My5qlPw") if s in out + err] == [], out
+    out = out.replace("\\\\x20", " ").replace("\\\\x0a", "\n").replace("\\\\'", "'")
+    assert "tool --password ... --db-password '...' --api-key=... --bf16 --token ..." in out, out[-1500:]
+    assert "mysql -u root -p... db_a" in out, out[-1500:]

@@ -543,12 +543,86 @@ def probe_here(ctx):
     return out
 
 
+# What another program printed may name a credential in other shapes than NAME=value (docs/security.md 57.):
+# a flag or a header whose name is a credential's (`--password X`, `--api-key X`, `password: X`, `X-Api-Key: X`:
+# the name's last word, as explain/redact.py's secret_name reads it), an HTTP Authorization header's credentials
+# (RFC 9110 section 11.6.2: `Authorization: Bearer X`, `Basic X`), a URL's userinfo password (RFC 3986 section
+# 3.2.1: `https://user:X@host`), and the password options of programs that take one after a short flag:
+# `mysql -pX` / `-p X` (dev.mysql.com/doc/refman/8.0/en/connection-options.html), `sshpass -p X`, `curl -u user:X`.
+_CRED_LAST = frozenset(("token", "secret", "password", "passwd", "passphrase", "apikey", "credential", "credentials",
+                        "pass", "pwd", "auth", "authorization", "cookie", "jwt", "bearer", "secretkey", "accesskey",
+                        "privatekey", "accesstoken", "authtoken"))
+_NOT_KEY = ("sort", "cache", "primary", "foreign", "metric", "dict", "hot", "public")
+_SPECIAL_TOKEN = ("pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "max", "num", "new")
+# words that follow a flag's name in prose ('required option --password or --token missing'), not its value
+_PROSE = frozenset(("or", "and", "to", "is", "are", "was", "not", "with", "for", "the", "a", "an", "in", "of", "on",
+                    "option", "flag", "missing", "given", "set", "required", "must", "should", "instead", "argument",
+                    "only", "if", "...", "<redacted>"))
+_VALUE = r"""('[^'\n]{1,512}'|"[^"\n]{1,512}"|[^\s'"\]),;}]{1,512})"""  # a quoted value is cut whole
+_VALUE_RX = Pattern(_VALUE)
+# (a name and its operator only: the value is read after a credential's name and never consumed by another name's
+# match, so '--bf16 --token X' and 'error: password: X' read the second name; a blank-separated value never starts
+# with '-', the next flag)
+_CRED_FLAG = Pattern(r"(?<![\w-])(--?[A-Za-z][\w.-]{0,80})(=|[ \t]{1,4}(?!-))")
+_CRED_KEY = Pattern(r"(?<![\w.-])([A-Za-z][\w.-]{0,80})([\"']?:[ \t]{0,4})")
+_AUTHORIZATION = Pattern(r"(?i)(?<![\w-])((?:proxy-)?authorization[\"']?:[ \t]{0,4})[^\n'\"]{1,1024}")
+_AUTH_SCHEME = Pattern(r"(?<![\w-])(Bearer|Basic|Digest)([ \t]{1,4})([A-Za-z0-9._~+/=:-]{6,4096})")
+_URL_PASSWORD = Pattern(r"(://[^\s:/@'\"]{1,128}:)[^\s/@'\"]{1,256}@")
+_PW_PROGRAM = Pattern(r"(?<![\w.-])(mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb"
+                         r"|mariadb-dump|mariadb-admin|sshpass|curl)(?![\w.-])[^\n;|&]{0,600}")
+_SHORT_PW = Pattern(r"(?<=\s)(-p)([ \t]{0,4})(?!-)([^\s'\"]{1,512})")
+_CURL_USER = Pattern(r"(?<=\s)(-u|--user|--proxy-user|-U)([ \t]{1,4}|=)([^\s:'\"]{0,128}:)([^\s'\"]{1,512})")
+
+
+def _cred_name(name):
+    """Whether a flag's or a key's name reads as a credential's: its last word (split at _ - . and camelCase)."""
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name.strip("-").rsplit(".", 1)[-1])
+    words = [w for w in re.split(r"[_-]+", name.lower()) if w]
+    if not words:
+        return False
+    if words[-1] == "key":
+        return len(words) > 1 and words[-2] not in _NOT_KEY
+    if words[-1] == "token" and len(words) > 1 and words[-2] in _SPECIAL_TOKEN:
+        return False
+    return words[-1] in _CRED_LAST or words[-1].endswith(("token", "secret", "password", "apikey"))
+
+
+def _cut_named(rx, text):
+    """``text`` with the value after each match of ``rx`` (a name, its operator) whose name is a credential's cut."""
+    out, last = [], 0
+    for m in rx.finditer(text):
+        if m.start() < last or not _cred_name(m.group(1)):
+            continue
+        v = _VALUE_RX.match(text, m.end())
+        if not v:
+            continue
+        value = v.group(0)
+        quote = value[0] if value[0] in "'\"" else ""
+        bare = value.strip("'\"")
+        if bare.lower() in _PROSE or bare.startswith(("$", "<", "...")) or (not quote and value.startswith("-")):
+            continue
+        out.append(text[last:m.end()] + quote + "..." + quote)
+        last = v.end()
+    return "".join(out) + text[last:]
+
+
 def _no_values(text):
     """What another program printed (a wrapper script, /usr/bin/env, a `set -x` trace on stderr), as it may leave the
     node in the facts: a NAME=value keeps its name only, and a credential's shape (Hugging Face hf_, GitHub, GitLab,
     Slack, OpenAI sk-, AWS AKIA: explain/redact.py's list) is cut. stderr's tail kept the value too, so a wrapper that
-    traced `export HF_TOKEN=hf_...` and failed put the token into the report (docs/security.md 50.)."""
+    traced `export HF_TOKEN=hf_...` and failed put the token into the report (docs/security.md 50.). The value after
+    a credential's flag or header, an Authorization scheme, a URL's password and `mysql -p`'s / `sshpass -p`'s /
+    `curl -u`'s password are cut too, ordinary words kept (57.)."""
     text = re.sub(r"([A-Za-z_][A-Za-z0-9_]*=)\S*", r"\1...", text)
+    text = _AUTHORIZATION.sub(r"\1...", text)
+    text = _AUTH_SCHEME.sub(r"\1\2...", text)
+    text = _cut_named(_CRED_FLAG, text)
+    text = _cut_named(_CRED_KEY, text)
+    text = _URL_PASSWORD.sub(r"\1...@", text)
+    text = _PW_PROGRAM.sub(lambda m: _CURL_USER.sub(r"\1\2\3...", m.group(0)) if m.group(1) == "curl" else
+                           _SHORT_PW.sub(lambda p: p.group(0) if p.group(3).startswith("...") else
+                                         p.group(1) + p.group(2) + "...", m.group(0)), text)
+    # (the shapes last: 'hf_token: X' cut as a shape first lost the name its value is cut by)
     return re.sub(r"(?<![A-Za-z0-9_])(?:hf_|gh[opusr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA)[A-Za-z0-9_-]{4,}",
                   "...", text)
 
@@ -578,14 +652,15 @@ def probe_interpreter(ctx, python):
         p.kill()
         raise RuntimeError("%s did not answer within its timeout" % python)
     if p.returncode != 0:
-        said = _no_values(err.decode("utf-8", "replace").strip()[-300:])
+        # (cut after the values are: a tail that began inside 'Authorization: Bearer X' kept X, a bare word)
+        said = _no_values(err.decode("utf-8", "replace").strip()[-4000:])[-300:]
         raise RuntimeError("%s failed: %s" % (python, said or "exit status %d, nothing on stderr" % p.returncode))
     try:
         sec = json.loads(out.decode("utf-8", "replace"))["python"]
         sec.get("status")
     except (ValueError, KeyError, TypeError, AttributeError, IndexError):
         # not an interpreter that ran the probe (a wrapper script, python2, another program): say what it printed
-        shown = _no_values(" ".join(out.decode("utf-8", "replace").strip()[:120].split()))
+        shown = _no_values(" ".join(out.decode("utf-8", "replace").strip()[:4000].split()))[:120]
         raise RuntimeError("%s printed no facts, as an interpreter older than Python 3.6 or another program "
                            "would: %s" % (python, "its output began with " + shown if shown else "it printed nothing"))
     if sec.get("status") != "ok":
