@@ -22,15 +22,94 @@ ENV_SHOWN_NAMES = ("LD_LIBRARY_PATH", "LD_PRELOAD", "PATH", "PYTHONPATH", "PYTHO
                    "WORLD_SIZE", "RANK", "LOCAL_RANK", "NODE_RANK", "OMP_NUM_THREADS", "PYTORCH_CUDA_ALLOC_CONF",
                    "HF_HOME", "TRANSFORMERS_CACHE", "ACCELERATE_CONFIG_FILE", "DS_ACCELERATOR",
                    "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HOSTNAME")
-# JWT: Slurm's own token variable SLURM_JWT (https://slurm.schedmd.com/jwt.html) has a shown
-# prefix; PASS and CRED also catch PASSPHRASE, CREDS
-ENV_SECRET_WORDS = ("TOKEN", "SECRET", "PASS", "KEY", "CRED", "AUTH", "JWT")
+# A name is secret-looking when one of its parts (split at every character that is not a letter or a digit, and
+# between a lower-case letter or digit and a capital: HF_TOKEN, hfToken, --api-key) holds one of these words
+# anywhere (HFTOKEN, APIKEY, PGPASSWORD, PASSPHRASE, CREDENTIALS, AUTHORIZATION, OAUTH). JWT: Slurm's own token
+# variable SLURM_JWT (https://slurm.schedmd.com/jwt.html) has a shown prefix.
+ENV_SECRET_WORDS = ("TOKEN", "SECRET", "PASS", "KEY", "CRED", "AUTH", "JWT", "COOKIE", "BEARER")
+# ... or is one of these words whole, or ends with PWD: they are also parts of common words (PATH, the shell's own
+# PWD): MySQL's MYSQL_PWD (https://dev.mysql.com/doc/refman/8.0/en/environment-variables.html), a GitHub personal
+# access token's customary GH_PAT / CR_PAT, Sentry's SENTRY_DSN (its key is the URL's user part:
+# https://docs.sentry.io/concepts/key-terms/dsn-explainer/)
+ENV_SECRET_PARTS = ("PAT", "DSN")
+# Parts that hold a secret word inside another word, and never name a credential: a tokenizer's path
+# (Chinese-LLaMA-Alpaca-2's `chinese_tokenizer_path`, HF's TOKENIZERS_PARALLELISM), an author, a keyboard, a
+# pose model's keypoints, a bypass. A credential-shaped value under such a name is still hidden where values are
+# read (launch/script.py): the name alone never decides for it.
+ENV_NOT_SECRET_PARTS = frozenset((
+    "TOKENIZER", "TOKENIZERS", "TOKENIZE", "TOKENIZED", "TOKENIZATION", "DETOKENIZER", "DETOKENIZE", "PRETOKENIZED",
+    "AUTHOR", "AUTHORS", "KEYBOARD", "KEYWORD", "KEYWORDS", "KEYPOINT", "KEYPOINTS", "KEYFRAME", "KEYFRAMES",
+    "BYPASS", "PASSTHROUGH", "COMPASS"))
+
+
+def _name_parts(name):
+    """NAME's parts, upper-cased: split at each character that is not a letter or digit and where a lower-case
+    letter or a digit meets a capital (no re: the collector imports as little as it can)."""
+    parts, cur, prev = [], [], ""
+    for c in name:
+        if not c.isalnum():
+            if cur:
+                parts.append("".join(cur))
+            cur, prev = [], ""
+            continue
+        if c.isupper() and (prev.islower() or prev.isdigit()) and cur:
+            parts.append("".join(cur))
+            cur = []
+        cur.append(c)
+        prev = c
+    if cur:
+        parts.append("".join(cur))
+    return [p.upper() for p in parts]
+
+
+def secret_env_name(name, count=False, path=False):
+    """Whether NAME reads as a credential's: one of its parts holds a secret word (ENV_SECRET_WORDS) and is not a
+    word of its own that merely contains it (ENV_NOT_SECRET_PARTS: TOKENIZER), or is PAT / DSN, or ends with PWD
+    (not the shell's own PWD, OLDPWD). count: the value is a whole number, so a TOKENS part is a count of tokens
+    (Megatron-DeepSpeed's LR_DECAY_TOKENS=260000000000, MAX_NEW_TOKENS), not a credential. path: the value is an
+    absolute path, so a PWD part is the working directory's (`ROOT_PWD=$(pwd)`), not MySQL's password."""
+    if name in ("PWD", "OLDPWD"):
+        return False
+    for part in _name_parts(name):
+        if part in ENV_NOT_SECRET_PARTS or (count and part == "TOKENS"):
+            continue
+        if part in ENV_SECRET_PARTS or (part.endswith("PWD") and not path) or any(w in part for w in ENV_SECRET_WORDS):
+            return True
+    return False
 
 
 def env_shown(name):
-    if any(w in name.upper() for w in ENV_SECRET_WORDS):
+    if secret_env_name(name):
         return False
     return name in ENV_SHOWN_NAMES or name.startswith(ENV_SHOWN_PREFIXES)
+
+
+# A credential's shape, whatever the name it is given: explain/redact.py's _SHAPES (Hugging Face hf_, AWS access key
+# ids, GitHub ghp_/gho_/ghu_/ghs_/ghr_/github_pat_, GitLab glpat-, Slack xox?-, OpenAI-style sk-, a JWT) and a URL's
+# userinfo password (RFC 3986 section 3.2.1: `postgres://user:pw@host`, a DATABASE_URL). The needles first: most
+# values hold none, and `re` is imported only when one does (base._LazyModule)
+CREDENTIAL_RE = (
+    r"(?<![A-Za-z0-9_])(?:hf_[A-Za-z0-9]{30,80}|AKIA[0-9A-Z]{16}|gh[opusr]_[A-Za-z0-9]{30,80}"
+    r"|github_pat_[A-Za-z0-9_]{22,120}|glpat-[A-Za-z0-9_-]{20,80}|xox[abprs]-[A-Za-z0-9-]{10,120}"
+    r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000})"
+    r"(?![A-Za-z0-9_])|://[^\s:/@]{1,128}:[^\s/@'\"`\\]{1,256}@")
+_CREDENTIAL_NEEDLES = ("hf_", "AKIA", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-",
+                       "eyJ", "://")
+_CREDENTIAL = []
+
+
+def credential_pattern():
+    if not _CREDENTIAL:
+        from .base import re
+
+        _CREDENTIAL.append(re.compile(CREDENTIAL_RE))
+    return _CREDENTIAL[0]
+
+
+def credential_shape(value):
+    """Whether VALUE holds a credential's shape (CREDENTIAL_RE), whatever its name."""
+    value = value[:65536]
+    return any(n in value for n in _CREDENTIAL_NEEDLES) and bool(credential_pattern().search(value))
 
 
 # One random key per process when the controller sends none: hashes are then comparable
@@ -89,7 +168,7 @@ def env_value(name, value, key=None):
     """The one rule for every section that copies an environment-like value (the env
     section, NCCL's variables and config files, a job's /proc/PID/environ): the value
     itself for an allow-listed, non-secret-looking name, else its keyed hash."""
-    return value if env_shown(name) else env_hash(value, key)
+    return value if env_shown(name) and not credential_shape(value) else env_hash(value, key)
 
 
 def parse_os_release(text):
@@ -278,5 +357,5 @@ def env(ctx):
     shown, hashed = {}, {}
     key = ctx.options.get("env_key")
     for name, value in sorted(ctx.env.items()):
-        (shown if env_shown(name) else hashed)[name] = env_value(name, value, key)
+        (shown if env_shown(name) and not credential_shape(value) else hashed)[name] = env_value(name, value, key)
     return {"values": shown, "hashed": hashed}

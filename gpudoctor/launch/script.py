@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from gpudoctor.collector.system import ENV_SECRET_WORDS, env_shown
+from gpudoctor.collector.system import credential_pattern, credential_shape, env_shown, secret_env_name
 from gpudoctor.errors import InputError, NotRegularFile, excerpt, read_input
 
 MAX_SCRIPT = 1 << 20
@@ -164,15 +164,16 @@ class Script:
         }
 
 
-def _secret_part(name, value):
-    """The part of NAME that makes it secret-looking (collector/system.py ENV_SECRET_WORDS): all of it, except
-    that a whole number in a *TOKENS* name is a count of tokens (Megatron-DeepSpeed's LR_DECAY_TOKENS=260000000000,
-    TRAIN_TOKENS, MAX_NEW_TOKENS), not a credential: kept, it was written back as $LR_DECAY_TOKENS wherever those
-    digits stood, a word bash never passes."""
-    up = name.upper()
-    if re.match(r"^[0-9][0-9_]*$", value):
-        up = up.replace("TOKENS", "")
-    return up
+def _secret(name, value):
+    """Whether NAME=VALUE is a secret the plan never prints: NAME reads as a credential's (collector/system.py
+    secret_env_name: a part of it holds TOKEN, SECRET, PASS, KEY..., not a word of its own such as Chinese-LLaMA-
+    Alpaca-2's `chinese_tokenizer_path`, which was written back as $chinese_tokenizer_path where bash passes the
+    path), or VALUE has a credential's shape whatever its name (collector/system.py credential_shape: hf_..., ghp_...,
+    AKIA..., sk-..., a JWT, a URL's password). A whole number in a *TOKENS* name is a count of tokens
+    (Megatron-DeepSpeed's LR_DECAY_TOKENS=260000000000, TRAIN_TOKENS, MAX_NEW_TOKENS), not a credential: kept, it
+    was written back as $LR_DECAY_TOKENS wherever those digits stood, a word bash never passes."""
+    return secret_env_name(name, count=bool(re.match(r"^[0-9][0-9_]*$", value)), path=value.startswith("/")) or \
+        credential_shape(value)
 
 
 _STAR_CHAR = re.compile(r"\*")  # a pattern token: the character *, quoted or escaped (a bare "*" is the star)
@@ -832,7 +833,7 @@ class Reader:
             value = self.unknown("$" + name, "a value longer than %d characters (not followed)" % MAX_VALUE)
         self.vars[name] = value
         if isinstance(value, str) and len(value) >= 6 and MARK not in value and \
-                any(w in _secret_part(name, value) for w in ENV_SECRET_WORDS):
+                _secret(name, value):
             self.secrets[value] = name  # written back as $NAME in what the plan prints (_redact)
 
     # -------------------------------------------------------------- expansion
@@ -1135,7 +1136,7 @@ class Reader:
         if value is None or not isinstance(value, str) or self.marks(value) or len(value) > 1024 or \
                 name in ("@", "*"):  # bounded: _glob_ends tests each character of the value once a token
             return None
-        if value in self.secrets or any(w in _secret_part(name, value) for w in ENV_SECRET_WORDS):
+        if value in self.secrets or _secret(name, value):
             return None  # a part of a secret-looking value is never shown (docs/security.md 36.)
         case = {"^^": str.upper, ",,": str.lower}
         if rest in case:
@@ -1311,7 +1312,7 @@ class Reader:
                 return " ".join(items), (items if quoted_at(name) else None)
             if value is None or self.marks(value):
                 return self.unknown("${%s}" % body, "a part of a value known at run time"), None
-            if value in self.secrets or any(w in name.upper() for w in ENV_SECRET_WORDS):
+            if value in self.secrets or _secret(name, value):
                 # a part of a secret-looking value: _redact writes back whole values only, so ${HF_TOKEN:3} printed
                 # the token after its prefix (docs/security.md 36.)
                 return self.unknown("${%s}" % body, "a part of a secret-looking value (not shown)"), None
@@ -3071,11 +3072,9 @@ def _command_start(text, line):
 
 def _redact(res, secrets):
     """Every value the script (or a file it sources: `source ~/.hf_env`) gave a secret-looking
-    name (HF_TOKEN, WANDB_API_KEY, *_PASSWORD: collector/system.py ENV_SECRET_WORDS) is written
+    name (HF_TOKEN, WANDB_API_KEY, *_PASSWORD: collector/system.py secret_env_name) is written
     back as $NAME in all the result holds (the expanded lines, argv, the plans, notes,
     refusals), so `--token $HF_TOKEN` never prints the token, whichever part prints it."""
-    if not secrets:
-        return
     pairs = sorted(secrets.items(), key=lambda kv: -len(kv[0]))
     seen = set()
 
@@ -3083,6 +3082,10 @@ def _redact(res, secrets):
         for value, name in pairs:
             if value in s:
                 s = s.replace(value, "$" + name)
+        if credential_shape(s):
+            # a credential typed as it is (`--hub_token hf_...`, a URL's password): no name to write back
+            s = credential_pattern().sub(lambda m: m.group(0)[:m.group(0).index(":", 3) + 1] + "<redacted>@"
+                                if m.group(0).startswith("://") else "<redacted>", s)
         return s
 
     def walk(x, depth):
