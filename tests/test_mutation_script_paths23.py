@@ -13,6 +13,8 @@ from gpudoctor.launch.script import read_script
 def _tree(tmp_path):
     (tmp_path / "w" / "a").mkdir(parents=True)
     (tmp_path / "w" / "f.txt").write_text("x\n")
+    (tmp_path / "w" / "fX").write_text("x\n")  # (a name ending in X: rstrip("/") strips nothing else)
+    (tmp_path / "w" / "X").mkdir()
     return tmp_path / "w"
 
 
@@ -39,15 +41,18 @@ KNOWN = [
     "readlink -e $D/f.txt", "readlink -m $D/nope/x/..", "realpath --canonicalize-missing $D/nope/..",
     "realpath -q $D/a", "readlink -f $D/a/../a", "realpath -- $D/a", "realpath $D/nope", "readlink -f $D/a/nope",
     "realpath -L $D/./a//", "realpath -P $D/a/.", "realpath $D/f.txt",
+    "basename $D/fX/", "dirname $D/X/y", "realpath -e $D/fX", "realpath --no-symlinks $D/a", "realpath --strip $D/a",
+    "realpath --quiet $D/a", "realpath --logical $D/a", "realpath --physical $D/a", "readlink -f --canonicalize $D/a",
 ]
 UNKNOWN = [
-    "dirname -z $D", "dirname $D $D", "dirname", "basename a b c", "basename -a x y", "basename -s .sh x.sh",
+    "dirname -z $D", "dirname -z", "basename -a x", "dirname $D $D", "dirname", "basename a b c", "basename -a x y", "basename -s .sh x.sh",
     "dirname ''", "basename ''",
     "cd $D && pwd > /dev/null", "cd $D && pwd -x", "cd $D $D && pwd", "cd -- && pwd", "cd $D && ls",
     "cd $D & pwd", "cd $D; pwd; pwd", "cd $D && cd $D && pwd", "cd && pwd", "cd \"~\" && pwd", "realpath \"~/x\"",
     "readlink -e $D/nope", "realpath -e $D/f.txt/", "realpath $D/f.txt/x", "realpath -- -x",
     "realpath $D/f.txt/", "readlink -f $D/nope/x", "realpath -e $D/nope/..", "realpath > /dev/null $D",
     "readlink -n $D", "realpath $D/a $D/a", "cd $D > && pwd",
+    "realpath --canonicalize-existing $D/nope", "realpath ${D:+-e}", "realpath $D/fX/",
 ]
 
 
@@ -166,3 +171,34 @@ def test_torchrun_without_srun_or_without_the_job_s_nodes(tmp_path):
         "#SBATCH --ntasks=2\n", ""))
     (la,) = read_script(str(p), [], environ={}).launches
     assert la.argv[0] == "srun" and not [f for f in la.findings if "torchrun agents" in f]
+
+
+SPOOLED = '''#!/bin/bash
+#SBATCH --nodes=1
+D=$(cd "$(dirname "$0")" && pwd)
+torchrun --nproc_per_node 2 $D/t.py "$(dirname $0)" "$(realpath $0)" "$(basename $0 .sh)" "$(readlink -f $0)"
+'''
+
+
+def test_a_path_made_from_an_sbatch_file_s_0_is_slurmd_s_spool_directory(tmp_path):
+    # under sbatch, $0 is slurmd's copy of the script (SlurmdSpoolDir/job<ID>/slurm_script): each form is unknown,
+    # with that reason; the same script run with bash where it is: every word known, bash's
+    p = write(tmp_path, "job.sh", SPOOLED)
+    (la,) = read_script(str(p), [], environ={}).launches
+    why = "a path in slurmd's spool directory (from $0 of an sbatch file), not this file's directory"
+    assert [(u.text, u.why) for u in la.unknown] == [
+        ('$(cd "$(dirname "$0")" && pwd)', why), ("$(dirname $0)", why), ("$(realpath $0)", why),
+        ("$(basename $0 .sh)", why), ("$(readlink -f $0)", why)]
+    q = write(tmp_path, "run.sh", SPOOLED.replace("#SBATCH", "# SBATCH"))
+    (la,) = read_script(str(q), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, q)
+    assert la.argv == real and real[-4:] == [str(tmp_path), str(q), "run", str(q)]
+
+
+def test_a_relative_operand_is_read_from_the_directory_the_script_changed_to(tmp_path):
+    d = _tree(tmp_path)
+    p = write(tmp_path, "rel.sh", 'cd %s\ntorchrun --nproc_per_node 2 t.py "$(realpath a)" "$(cd a && pwd)" '
+                                  '"$(readlink -f ./a/../f.txt)" "$(realpath -e X/../fX)"\n' % d)
+    (la,) = read_script(str(p), [], environ={}).launches
+    (real,) = bash_argv(tmp_path, p)
+    assert la.argv == real and real[-4:] == [str(d / "a"), str(d / "a"), str(d / "f.txt"), str(d / "fX")]
