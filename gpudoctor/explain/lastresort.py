@@ -42,6 +42,10 @@ _NO_ATTR = re.compile(r"^(?:'(?P<cls>[\w.]{1,100})' object|module '(?P<mod>[\w.]
                       r"'(?P<type>[\w.]{1,100})') has no attribute '(?P<attr>\w{1,100})'")
 _NONE = re.compile(r"^'NoneType' object (?:is not (?:subscriptable|iterable|callable|an iterator)|has no attribute"
                    r"|does not support item assignment|cannot be interpreted)")
+# (fp23) what stands before a quote that opens a string literal in code, not a sentence's quote around a printed line:
+# a call's argument, an assignment, a list or dict item (log.error("KeyError: ..."), raise ValueError(f"..."),
+# msg = 'TypeError: ...'): a source line a traceback or pytest's report shows, which raised nothing itself
+_CODE_LITERAL = re.compile(r"[(=,\[{]\s{0,4}[rRfFbBuU]{0,2}$")
 # a traceback frame whose start was cut off ('/pkg/mod.py", line 491, in chunk'), Lib/traceback.py's frame line
 _CUT_FRAME = re.compile(r"(?P<file>[^\s\"']{1,300}\.py)\", line (?P<ln>\d{1,7}), in (?P<fn>[\w<>.]{1,100})")
 # classes that are no failure of the job's code: the process was stopped, or a launcher reports another's failure
@@ -108,6 +112,8 @@ def finding(scan, kb, structural_finding, known=None):
         body = strip_prefix(h.text.strip())[0]
         m = _EXC_AT.search(body)
         if not m or m.start() > 0 and body[m.start() - 1] not in " `'\"([:":
+            continue
+        if m.start() > 0 and body[m.start() - 1] in "'\"" and _CODE_LITERAL.search(body, 0, m.start() - 1):
             continue
         exc, msg = m.group("exc"), m.group("msg").strip()
         if m.start() > 0 and body[m.start() - 1] in "`'\"":

@@ -72,7 +72,17 @@ _END = re.compile(
     r"|JobState=COMPLETED\b|\bState: COMPLETED \(exit code 0\)|\bCOMPLETED[ \t]{1,40}0:0\b"
     r"|\b[Ss][Ll][Uu][Rr][Mm]\b[^\n]{0,80}?\bCOMPLETED\b"
     r"|^#[ \t]{0,4}Avg bus bandwidth[ \t]{0,10}: ?\d"
-    r"|^Process finished with exit code 0\b")
+    r"|^Process finished with exit code 0\b"
+    # (fp23) a test runner's summary of a run where nothing failed: the failure lines above it were tests' own
+    # (pytest.raises, a death test's child, a #[should_panic] test). pytest's summary line (src/_pytest/terminal.py
+    # build_summary_stats_line: counts in KNOWN_TYPES order "failed, passed, skipped, deselected, xfailed, xpassed,
+    # warnings, error", then " in <seconds>s"; 'errors' and 'failed' are left out here), Rust libtest's
+    # (library/test/src/formatters/pretty.rs: "test result: ok. N passed; 0 failed; ..."), CTest's
+    # (Source/CTest/cmCTestTestHandler.cxx: "100% tests passed, 0 tests failed out of N")
+    r"|^=*[ \t]{0,4}\d{1,9} (?:passed|skipped|deselected|xfailed|xpassed)(?:, \d{1,9} (?:passed|skipped|deselected"
+    r"|xfailed|xpassed|warnings?|subtests? passed|subtests? skipped)){0,8} in \d{1,9}(?:\.\d{1,4})?s\b"
+    r"|^test result: ok\. \d{1,9} passed; 0 failed;"
+    r"|^100% tests passed, 0 tests failed out of \d")
 _AUTOTUNE = re.compile(r"\bAUTOTUNE benchmarking takes \d")
 _CHECKPOINT = re.compile(r"Saving model checkpoint to |\bCheckpoint \S{1,120} is ready now|, saving model to ",
                          re.I)
@@ -105,7 +115,11 @@ _TERMINAL = re.compile(r"task[s]? [\d,\[\]-]{1,60}: (?:Exited with exit code [1-
                        r"|terminated normally, but \d{1,7} process(?:es)? returned|exited with non-zero status"
                        r"|\bChildFailedError\b|Root Cause \(first observed failure\)|exits with return code = -?[1-9]"
                        r"|returned non-zero exit status|exited on signal \d{1,3}|has exited due to process rank"
-                       r"|\*\*\* (?:JOB|STEP) [\w.+-]{1,40} ON \S{1,100} CANCELLED AT")
+                       r"|\*\*\* (?:JOB|STEP) [\w.+-]{1,40} ON \S{1,100} CANCELLED AT"
+                       # (fp23) a test runner's summary of a run where tests failed (the sources at _END): a passing
+                       # run's summary earlier in the text (another suite's) is no end of this one
+                       r"|^=*[ \t]{0,4}\d{1,9} failed\b[^\n]{0,200} in \d{1,9}(?:\.\d{1,4})?s\b"
+                       r"|^test result: FAILED\. \d|\d{1,3}% tests passed, [1-9]\d{0,8} tests? failed out of \d")
 # the last line a dying process prints: Python's uncaught exception (the traceback's last line), the shell's report
 # of a kill or a crash, libstdc++'s terminate, glibc's abort
 _DIED = re.compile(r"^[A-Za-z_][\w.]{0,120}(?:Error|Exception|Interrupt)\b(?::|$)|^\s{0,4}Killed\b|\bKilled\s{1,8}\S|"
@@ -123,9 +137,9 @@ _GLOG_HEAD = re.compile(r"^%s ?" % GLOG_HEAD_NC)
 # a substring test costs a fraction of a regex search (400 lines of each of 64 inputs). _GENERIC's needles follow
 # text.GENERIC_ERRORS' patterns (a pattern added there without its needle here is only read as fatal less often).
 _TERMINAL_N = ("task", "terminated normally", "non-zero", "childfailederror", "root cause", "exits with return code",
-               "exited on signal", "exited due to", "cancelled at")
+               "exited on signal", "exited due to", "cancelled at", "failed")
 _END_N = ("train_runtime", "trainer.fit", "finished", "succeeded", "successfully", "completed", "avg bus bandwidth",
-          "signaling trainer to stop")
+          "signaling trainer to stop", "passed", "skipped", "deselected", "xfailed", "xpassed")
 _FATAL_N = ("nccl warn", "killed", "sig", "cancelled", "time limit", "oom", "aborted", "traceback", "error",
             "exception", "fatal", "fail", "segmentation", "core dumped", "exit", "symbol", "cannot", "unable",
             "could not", "permission denied", "no such file", "refused", "timed out",
@@ -208,6 +222,7 @@ def read_tail(path, end, data):
 # digits as 0 (the time stamp's), with the character after the name: '0000-00-00 00:00:00,000 L ', 'L:', '[L]'
 _REC_LEVEL = re.compile(r"(?<![A-Za-z])(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)(?![A-Za-z])")
 _DIGITS = re.compile(r"\d")
+_REC_SEP = re.compile(r"[^\w\n]{1,3}")
 _REC_NAME = re.compile(r"[^\w\n]{1,3}(?:[\w.-]{1,60}[^\w\n]{1,2})?")  # the separator, the logger's name after it
 
 
@@ -220,11 +235,21 @@ def record_head(body, levels=None):
     return _DIGITS.sub("0", body[:m.start()]) + "L" + name.group(0)
 
 
-def _caught(scan, outs):
+def _short_head(body):
+    """A record's header up to the separator after its level name (record_head without the logger's name): a format
+    with no %(name)s ('[rank%(rank)s] %(levelname)s %(message)s') has the message's first word there."""
+    m = _REC_LEVEL.search(body[:80])
+    sep = _REC_SEP.match(body, m.end()) if m else None
+    return _DIGITS.sub("0", body[:m.start()]) + "L" + sep.group(0) if sep else None
+
+
+def _caught(scan, outs, ranks=None):
     """The exception lines of the tracebacks a logging record carried (Logger.exception(), exc_info=True: logging
     formats the exception being handled under the record, Lib/logging/__init__.py; 'This method should only be called
     from an exception handler') when a later progress / done / end line of the same input is a record with the same
-    header: the program that caught it was still logging after it; the process did not die there."""
+    header: the program that caught it was still logging after it; the process did not die there. ``ranks``:
+    {line: rank} of the error lines; a record of a rank ('[rank1] ERROR ...') is followed by that rank's own records
+    of the same header up to its level's separator (fp23: a format without a logger's name)."""
     got = set()
     for tb in getattr(scan, "tracebacks", None) or ():
         intro, at = tb.get("intro") or "", tb.get("intro_line")
@@ -234,6 +259,12 @@ def _caught(scan, outs):
         out = outs[_source_index(scan, tb["line"])] if head else None
         if out and any(ln > tb["line"] and h.replace("L", "", 1) == head.replace("L", "", 1)
                        for ln, h in (out.get("heads") or {}).items()):
+            got.add(tb["line"])
+            continue
+        rank = (ranks or {}).get(at)
+        short = _short_head(intro) if out and rank is not None else None
+        if short and any(e[0] > tb["line"] and e[4] == rank and e[1] in ("progress", "done", "end") and
+                         _short_head(e[5]) == short for e in out["events"]):
             got.add(tb["line"])
     return got
 
@@ -288,11 +319,19 @@ def went_on(scan, findings):
     texts = [(m["line"], m.get("text") or "") for f in findings for m in f.get("matches", ())]
     texts += [(h.line, h.text or "") for h in scan.errors]
     died = {ln for ln, t in texts if _DIED.search(_GLOG_HEAD.sub("", strip_prefix(clean(t[:MAX_LINE]))[0]).strip())}
-    caught = _caught(scan, outs)  # (healthy18) a traceback a logging record carried, the same logger going on after it
+    caught = _caught(scan, outs, err_rank)  # (healthy18) a traceback a logging record carried, the same logger going on
     died -= caught
+    # (fp23) a caught traceback's lines carry no rank prefix of their own: they are the rank's whose record carried
+    # them ('[rank1] ERROR ...' then the traceback), so that rank's progress after it shows it went on
+    owner = {}
+    for tb in getattr(scan, "tracebacks", None) or ():
+        if tb.get("line") in caught and tb.get("header_line") is not None:
+            rank = err_rank.get(tb.get("intro_line"))
+            if rank is not None:
+                owner.update((ln, rank) for ln in range(tb["header_line"], tb["line"] + 1))
     best = None
     for si, lst in fails.items():
-        got = _past(outs[si], lst, died, caught)
+        got = _past(outs[si], lst, died, caught, owner)
         if got is None:
             return None
         if best is None or got[0] > best[0]:
@@ -304,14 +343,16 @@ def _source_index(scan, line):
     return max((i for i, s in enumerate(scan.sources) if s.get("first_line", 1) <= line), default=0)
 
 
-def _past(out, fails, died_at=(), caught=()):
+def _past(out, fails, died_at=(), caught=(), owner=None):
     """The event of one input's tail that shows it went on after its failure lines ``fails`` [(line, rank)],
-    or None."""
+    or None. ``owner``: {line: rank} of the lines of a caught traceback that carry no rank of their own."""
     events = out["events"]
     if any(kind == "terminal" for _ln, kind, _k, _v, _r, _t in events):
         return None  # the launcher said the job failed
     # (a failure line of the tail that no finding holds counts too: went on only if progress follows it as well)
     fails = list(fails) + [(ln, r) for ln, kind, _k, _v, r, _t in events if kind == "fatal"]
+    if owner:
+        fails = [(ln, owner.get(ln) if r is None else r) for ln, r in fails]
     last = max(ln for ln, _r in fails)
     # whose failure it was at the end: the progress after it must be that process's (a rank's traceback followed by
     # lines without a rank is not that rank going on; torchrun's own 'failed (exitcode ...)' line, without a rank,

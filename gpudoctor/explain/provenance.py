@@ -291,8 +291,12 @@ def _ran_past(scan, line):
     (review17, for printer's answers: outcome.went_on reads only the lines a finding or an error holds)"""
     progress = 0
     for out in getattr(scan, "outcomes", None) or ():
-        for ev in out.get("events") or ():
-            if ev[1] in ("end", "done"):
+        events = out.get("events") or ()
+        # (fp23) an end a launcher's or a test runner's failure report follows is no end of the run (one suite of a
+        # cargo / pytest run passed, a later one failed)
+        last_terminal = max((ev[0] for ev in events if ev[1] == "terminal"), default=-1)
+        for ev in events:
+            if ev[1] in ("end", "done") and ev[0] > last_terminal:
                 return True
             if ev[1] == "progress" and ev[0] > line:
                 progress += 1
