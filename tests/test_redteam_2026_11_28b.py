@@ -554,3 +554,52 @@ def test_a_wrapper_trace_of_flags_keeps_their_names_only(tmp_path):
     out = out.replace("\\\\x20", " ").replace("\\\\x0a", "\n").replace("\\\\'", "'")
     assert "tool --password ... --db-password '...' --api-key=... --bf16 --token ..." in out, out[-1500:]
     assert "mysql -u root -p... db_a" in out, out[-1500:]
+
+
+def _prose_lines(text):
+    """Every line of explain's text report but the log's own lines it quotes ('line N: ...', 'seen in the log, ...',
+    'confirmed by ...': the log as printed, 21.), each with its label cut, and every clause of it."""
+    import re
+
+    lines = [l.strip() for l in text.splitlines()]
+    lines = [l for l in lines if l and not re.match(r"(line \d+|lines? \d|seen in the log, |confirmed by )", l)]
+    lines = [re.sub(r"^(fix|confirm|note|\d+\.|likely|More detail):\s*", "", l) for l in lines]
+    return lines + _clauses(lines)
+
+
+@pytest.mark.parametrize("payload", [" x;touch M;#", "' <(touch${IFS}M) '", "$(touch M)", "$'\\'' <(touch${IFS}M) '"])
+def test_explain_prose_quotes_a_hostile_log_word_inert_at_every_width(tmp_path, payload):
+    # 58.: prose (a note, a cause) quotes the log's file names and messages as written: the frame folder
+    # 'site-packagesaaa x;touch M;#' sat bare in 'Raised by transformers's own `raise` at FOLDER/...', a wrap at the
+    # blank inside it began a line with 'x;touch M;#/transformers/...', and a prose apostrophe paired with a log's
+    # quote left '<(touch M)' bare: the line or a clause of it ran touch when copied alone. Each width moves the
+    # breaks (redteam23's quote-context fuzz, the rendered lines: 569 of 1,560 runs ran touch before, 0 after).
+    import io
+
+    from gpudoctor.explain import explain_text, render
+
+    lines = []
+    for n in range(0, 64, 8):
+        res = explain_text(_TB % ("a" * n + payload))
+        for width in (60, 80, 100, 140):
+            old, render.WIDTH = render.WIDTH, width
+            try:
+                buf = io.StringIO()
+                render.render_text(res, buf)
+            finally:
+                render.WIDTH = old
+            lines += [l for l in _prose_lines(buf.getvalue()) if "touch" in l]
+    assert lines  # the prose quotes the folder (its lines hold the payload)
+    assert _paste(sorted(set(lines)), tmp_path) == []
+
+
+def test_explain_prose_without_a_hostile_word_reads_as_before():
+    # 58.: prose whose words hold no command separator or substitution glued to a word is printed as it was
+    from gpudoctor.explain.render import safe_prose
+
+    for text in ("Raised by transformers's own `raise` at /opt/venv/lib/python3.11/site-packages/x.py:3 in f",
+                 "rerun with memory watched (free -g; sar -r 1)", "sbatch --mem=<more> (or --mem-per-gpu)",
+                 "the line '$ srun -n2 python -u train_loop.py &' names the cause below"):
+        assert safe_prose(text) == text
+    shown = safe_prose("at /opt/site-packagesaaa x;touch M;#/transformers/g.py:3 (called from your a.py:2)")
+    assert shown == "at /opt/site-packagesaaa $'x\\x3btouch' $'M\\x3b\\x23/transformers/g.py:3' (called from your a.py:2)"

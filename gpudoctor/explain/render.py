@@ -44,10 +44,36 @@ WIDTH = 100
 FULL_CAUSES = 4
 
 
+# Prose (a title, a note, a cause) quotes what the log says as it is written (a file name, a message): a log word
+# holding `;touch x;#`, `$(...)` or `<(...)` sat bare in a prose line, ran when the line (or a clause of it) was
+# copied into a shell, and a wrap at a blank inside a log path put it at a line's start (docs/security.md 58.).
+# Such prose is written safe before pretty: each of its words that holds what a shell acts on becomes one $'...'
+# word with every such character as \xNN, inert whatever quote an earlier word opened (a prose apostrophe pairs
+# with a log's quote), and blank-free, so no wrap splits it. Prose without a trigger reads as before.
+# (a separator glued to what follows it: the prose's own '; ' and ' & ' are followed by a blank)
+_TRIGGER = re.compile(r"[;|][A-Za-z0-9_/.$(`'\"\\-]|&[A-Za-z0-9_/.$(`\\-]|(?<![\w>\]])[<>]\(|\$[({]")
+_ACTS = frozenset("$`;|&<>\\'\"!\n\r")
+
+
+def _inert(word):
+    """``word`` as one $'...' shell word whose every character a shell acts on (quotes, $, backtick, ;, |, &, <, >,
+    \\, !, #, ~, globs, braces) is written \\xNN: literal inside a quote and outside one alike."""
+    return "$'" + "".join(c if c.isalnum() or c in "_./:@%+,=-()" or (ord(c) > 127 and c.isprintable())
+                          else "\\x%02x" % ord(c) if ord(c) < 256 else "\\u%04x" % ord(c) for c in word) + "'"
+
+
+def safe_prose(text):
+    """``text`` as-is, or, where a word of it holds a command separator or substitution (_TRIGGER), with every word
+    that holds what a shell acts on made _inert."""
+    if not _TRIGGER.search(text):
+        return text
+    return " ".join(_inert(w) if any(c in _ACTS for c in w) else w for w in text.split(" "))
+
+
 def _fill(prefix, text, indent=None, keep=False):
     """``prefix`` + ``text`` as lines of at most WIDTH columns, continuation lines indented by
     ``indent`` spaces (default: under the text). Words are never broken (a path, a URL)."""
-    text = str(text)
+    text = str(text) if keep else safe_prose(str(text))
     if len(prefix) + len(text) <= WIDTH:
         return prefix + text
     indent = len(prefix) if indent is None else indent
