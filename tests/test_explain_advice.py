@@ -79,8 +79,9 @@ def test_a_pasted_message_gives_its_remedy_in_the_text_report(cli, tmp_path, kb)
     assert "--main_process_port" in fixes(root) and "you can set this to `0`" in said, root["causes"]
     out = io.StringIO()
     explain.render_text(doc, out)
-    # (the quoted remedy is one shell word: never broken over two lines, red team 2026-11-27b)
-    assert "fix: the message says:\n          'To automatically use the next open port" in out.getvalue()
+    # (the quoted remedy is one shell word: never broken over two lines, red team 2026-11-27b; a fix line is never
+    # wrapped at all, wrap23)
+    assert "fix: the message says: 'To automatically use the next open port" in out.getvalue()
 
 
 # Open MPI 4.1's help-errmgr-base.txt [failed-daemon] (orte/mca/errmgr/base), as printed on the users list

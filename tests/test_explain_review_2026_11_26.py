@@ -51,14 +51,14 @@ def test_prose_fits_100_columns_log_quotes_urls_and_exports_stay_whole():
     text = _text(_result(causes))
     lines = text.splitlines()
     wide = [ln for ln in lines if len(ln) > WIDTH]
-    # only the log's own line (searched for in the log as printed) and the URL are wider
-    assert wide and all(LOG in ln or ln.strip() == URL for ln in wide), wide
+    # only the log's own line (searched for in the log as printed), the URL and the command lines (a fix, a confirm
+    # line: pasted whole, never wrapped, wrap23) are wider
+    assert wide and all(LOG in ln or ln.strip() == URL or ln.startswith(("     fix: ", "     confirm: "))
+                        for ln in wide), wide
     assert "  line 1: " + LOG in lines and "     seen in the log, line 1: " + LOG in lines
     assert "      " + URL in lines  # a line of its own, never broken
-    # the fix's words all there, in order, on its wrapped lines
-    at = next(i for i, ln in enumerate(lines) if ln.startswith("     fix: "))
-    fix_lines = [lines[at]] + [ln for ln in lines[at + 1:at + 4] if ln.startswith(" " * 10) and ln.strip()]
-    assert " ".join(" ".join(fix_lines)[len("     fix: "):].split()) == " ".join(long_fix.split())
+    # the fix and the confirm line each one line, as the knowledge has them
+    assert "     fix: " + long_fix in lines and "     confirm: " + "nc -zv host 29500 " * 8 in lines
     # the export line sets the value only; its comment continues on comment lines: the block pastes into bash
     at = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("export "))
     assert lines[at].startswith("     export NCCL_P2P_DISABLE=1   # only to tell") and lines[at + 1].startswith("       # ")
@@ -164,6 +164,7 @@ def test_the_wrap_helper_never_breaks_a_word():
     text = "a" * 150 + " word"
     assert render._fill("  fix: ", text) == "  fix: " + "a" * 150 + "\n" + " " * 7 + "word"
     assert render._fill("  fix: ", "short") == "  fix: short"
+    assert render._fill("  fix: ", text, whole=True) == "  fix: " + text  # a command line: never wrapped
 
 
 # RobertsLab/resources#1531 (https://github.com/RobertsLab/resources/issues/1531): squeue's reason for a job
@@ -306,12 +307,12 @@ def test_clip_cuts_quotes_at_a_sentence_or_word_end():
 
 
 # the texts of fixtures/explain (their READMEs say where each came from): the whole text answer, as a user
-# reads it, within 100 columns but for the lines the report keeps whole
+# reads it, within 100 columns but for the lines the report keeps whole (a fix or confirm line: one line to paste)
 FIXTURES = ["planted-h100-2026-11-25/gloo_late_rank.log", "planted-h100-2026-11-25/loader_shm_64m.log",
             "planted-h100x2-2026-11-25/nccl_mismatch_size.log", "healthy/ds-report-dolly-119-async-io-warnings.log",
             "torch-childfailed-2026-11-26/several_failures.log", "nccl-info-h100-2026-11-25/sameHost-2ranks-duplicate-gpu.log"]
 WHOLE = re.compile(r"^(gpudoctor explain: |\s*(?:\S+ )?line \d+: |\s+seen in the log, |\s+confirmed by |\s+first: |"
-                   r"\s+export [A-Z_][A-Z0-9_]*=|\s+https?://|  [a-z_]+\.[\w.]+\s+line \d+: )")
+                   r"\s+export [A-Z_][A-Z0-9_]*=|\s+fix: |\s+confirm: |\s+if it matters: |\s+https?://|  [a-z_]+\.[\w.]+\s+line \d+: )")
 
 
 def test_the_answers_to_real_texts_fit_100_columns(cli):

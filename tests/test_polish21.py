@@ -28,7 +28,7 @@ def test_a_computed_export_keeps_its_own_line_to_paste(tmp_path, capsys):
     rc, out, _ = _run(capsys, "explain", "--facts", CLUSTER, str(log))
     assert "fix: export NCCL_SOCKET_IFNAME=eth0   (on every node)" in out
     assert [ln.strip() for ln in out.splitlines() if "NCCL_SOCKET_IFNAME=eth0" in ln] == \
-        ["export NCCL_SOCKET_IFNAME=eth0", "fix: export NCCL_SOCKET_IFNAME=eth0   (on every node)   (2 nodes: eth0 192.0.2.2, eth0"]
+        ["export NCCL_SOCKET_IFNAME=eth0", "fix: export NCCL_SOCKET_IFNAME=eth0   (on every node)   (2 nodes: eth0 192.0.2.2, eth0 192.0.2.2)"]
     # an export the computed fix does not set is still printed (cause 2's exclusion list)
     assert "     export NCCL_SOCKET_IFNAME='^docker,lo,veth,virbr'" in out
 

@@ -212,10 +212,10 @@ def run_confirming_checks(result, gather_nodes=None, config=None):
     return fixes.run_confirming_checks(result, gather_nodes, config)
 
 
-def render_text(result, out, color=False):
+def render_text(result, out, color=False, width=None):
     from gpudoctor.explain import render
 
-    return render.render_text(result, out, color)
+    return render.render_text(result, out, color, width or render.terminal_width(out))
 
 
 def _version():

@@ -1,6 +1,8 @@
 """The text report of `gpudoctor explain`."""
 
+import contextvars
 import re
+import shutil
 import textwrap
 
 from gpudoctor.fixline import KEEP, keep_quoted, sh
@@ -32,13 +34,28 @@ def _one_line(text):
 _BOLD = ("\x1b[1m", "\x1b[0m")
 
 # The report is read in a terminal of 100 columns (the answers' paragraphs were already wrapped
-# there): every line of prose or command advice (a title, a note, a cause, its confirm and fix
-# lines, More detail, a reference) that would be longer is wrapped, its continuation lines
-# indented under it. Kept whole, as the input has them: a quoted log line (searched for in the
-# log as printed), the input's name and the first failure's place (file names), an export line
-# (pasted as is; its "# why" comment goes on comment lines below it) and a URL (a reference's
-# URL gets a line of its own).
+# there), or in a narrower one (80 columns, a split pane: its width, 40 at the least): every line of
+# prose (a title, a note, a cause, More detail, a reference) that would be longer is wrapped once,
+# its continuation lines indented under it. Kept whole, as the input has them: a quoted log line
+# (searched for in the log as printed), the input's name and the first failure's place (file
+# names), a command line (a fix, a confirm line, an export: pasted as is, so one line; a terminal
+# narrower than it folds it, and it copies whole; an export's "# why" comment goes on comment lines
+# below it) and a URL (a reference's URL gets a line of its own). A pipe or a file gets 100 columns.
 WIDTH = 100
+# the width of this report's prose (render_text sets it: the terminal's, 40..WIDTH)
+_COLS = contextvars.ContextVar("gpudoctor_explain_cols", default=WIDTH)
+
+
+def terminal_width(stream):
+    """The width explain's text is wrapped at on ``stream``: a terminal's columns (COLUMNS, else its size, as
+    rich reads it for check's report), 40..WIDTH; WIDTH for a pipe or a file."""
+    try:
+        if not stream.isatty():
+            return WIDTH
+        cols = shutil.get_terminal_size((WIDTH, 24)).columns
+    except (AttributeError, OSError, ValueError):
+        return WIDTH
+    return max(40, min(WIDTH, cols))
 # causes printed in full (their confirm / export / fix lines); later ones that no line of the text
 # points at are listed by their text only (the JSON keeps every cause with all its lines)
 FULL_CAUSES = 4
@@ -70,14 +87,18 @@ def safe_prose(text):
     return " ".join(_inert(w) if any(c in _ACTS for c in w) else w for w in text.split(" "))
 
 
-def _fill(prefix, text, indent=None, keep=False):
-    """``prefix`` + ``text`` as lines of at most WIDTH columns, continuation lines indented by
-    ``indent`` spaces (default: under the text). Words are never broken (a path, a URL)."""
-    text = str(text) if keep else safe_prose(str(text))
-    if len(prefix) + len(text) <= WIDTH:
+def _fill(prefix, text, indent=None, keep=False, whole=False):
+    """``prefix`` + ``text`` as lines of at most the report's width (WIDTH, or a narrower terminal's), continuation
+    lines indented by ``indent`` spaces (default: under the text). Words are never broken (a path, a URL).
+    ``whole``: a command line to paste (a fix, a confirm line), never wrapped: split between words, its first line
+    pasted alone ran without the rest ('cat /etc/nccl.conf' / '~/.nccl.conf 2>/dev/null'), as check's fix lines
+    are never wrapped (gpudoctor/report/text.py)."""
+    text = str(text) if keep or whole else safe_prose(str(text))
+    width = _COLS.get()
+    if whole or len(prefix) + len(text) <= width:
         return prefix + text
     indent = len(prefix) if indent is None else indent
-    tw = textwrap.TextWrapper(width=WIDTH, initial_indent=prefix, subsequent_indent=" " * indent,
+    tw = textwrap.TextWrapper(width=width, initial_indent=prefix, subsequent_indent=" " * indent,
                               break_long_words=False, break_on_hyphens=False)
     # a command line (keep: a fix, confirm or debug line) is never broken inside a shell-quoted word: the next line
     # began inside the quote and ran the value's rest when copied alone (red team 2026-11-27b, docs/security.md 31.)
@@ -105,7 +126,16 @@ def _writer(out, color):
     return w
 
 
-def render_text(result, out, color=False):
+def render_text(result, out, color=False, width=WIDTH):
+    """The report on ``out``; ``width``: its prose's widest line (terminal_width(out) at a terminal), 40..WIDTH."""
+    token = _COLS.set(max(40, min(WIDTH, int(width or WIDTH))))
+    try:
+        _render_text(result, out, color)
+    finally:
+        _COLS.reset(token)
+
+
+def _render_text(result, out, color):
     w = _writer(out, color)
     bold = (lambda s: "%s%s%s" % (_BOLD[0], s, _BOLD[1])) if color else (lambda s: s)
     w("gpudoctor explain: %s (%d line%s)\n" % (_one_line(result["source"]), result["lines"],
@@ -215,7 +245,7 @@ def _context(w, bold, result):
         if n.get("first_line"):
             w("    line %d: %s%s\n" % (n["first_line"], _one_line(n["text"]), more))
         if n.get("fix"):
-            w(_fill("    if it matters: ", n["fix"], 6, keep=True) + "\n")
+            w(_fill("    if it matters: ", n["fix"], whole=True) + "\n")
 
 
 def _short(items, limit=8):
@@ -266,14 +296,15 @@ def _key(line):
 
 def _export_line(k, value, note):
     """'     export K=V' (one line, pasted as is) and its '# why' comment after it, the part past
-    WIDTH on comment lines below it (a comment line pastes as harmlessly)."""
+    the report's width on comment lines below it (a comment line pastes as harmlessly)."""
     line = "     export %s=%s" % (k, sh(value))
     if not note:
         return line
     note = _one_line(note)
-    if len(line) + 5 + len(note) <= WIDTH:
+    width = _COLS.get()
+    if len(line) + 5 + len(note) <= width:
         return "%s   # %s" % (line, note)
-    if len(line) + 5 + 20 > WIDTH:  # no room for the comment after it: all of it below
+    if len(line) + 5 + 20 > width:  # no room for the comment after it: all of it below
         return line + "\n" + _fill("       # ", note).replace("\n" + " " * 9, "\n       # ")
     # its first words after it, the rest on comment lines below
     return _fill(line + "   # ", note, len(line) + 5).replace("\n" + " " * (len(line) + 5), "\n       # ")
@@ -342,11 +373,11 @@ def _finding(w, bold, f, heading, full, multi=False):
         for ev in c["evidence"][:1]:
             w("     seen in the log, %s: %s\n" % (_loc(ev, multi), _one_line(ev["text"])))
         if c["checks"]:
-            w(_fill("     confirm: ", "gpudoctor check --select %s" % ",".join(c["checks"])) + "\n")
+            w(_fill("     confirm: ", "gpudoctor check --select %s" % ",".join(c["checks"]), whole=True) + "\n")
         for cmd in c["confirm"]:
             if _key(cmd) not in said:
                 said.add(_key(cmd))
-                w(_fill("     confirm: ", cmd, keep=True) + "\n")
+                w(_fill("     confirm: ", cmd, whole=True) + "\n")
         for r in c.get("check_results", []):
             w(_fill("     check %s: " % r["id"], "%s%s" % (r["status"], (" - " + "; ".join(
                 _one_line(m) for m in r["messages"])) if r["messages"] else ""), 7) + "\n")
@@ -368,7 +399,7 @@ def _finding(w, bold, f, heading, full, multi=False):
             words = _words(cmd)
             if _key(cmd) not in said and not (len(words) >= 4 and len(words - fixed) <= 0.2 * len(words)):
                 said.add(_key(cmd))
-                w(_fill("     fix: ", cmd, keep=True) + "\n")
+                w(_fill("     fix: ", cmd, whole=True) + "\n")
             fixed |= words
         if c.get("computed_note"):
             w(_fill("     note: ", c["computed_note"]) + "\n")
@@ -382,7 +413,7 @@ def _finding(w, bold, f, heading, full, multi=False):
         w("\n  References:\n")
         for r in f["references"]:
             line = "    - %s: %s" % (r["title"], r["url"])
-            if len(line) > WIDTH:  # the URL on a line of its own, never broken
+            if len(line) > _COLS.get():  # the URL on a line of its own, never broken
                 line = "%s\n      %s" % (_fill("    - ", r["title"] + ":", 6), r["url"])
             w(line + "\n")
 
