@@ -1473,6 +1473,8 @@ class Reader:
                 return None
             if not 1 <= len(args) <= (1 if words[0] == "dirname" else 2):
                 return None
+            if any(len(self.expand(w)) != 1 for w in args):
+                return None  # an unquoted operand that word-splits (V="/x y/z.sh"): bash passes other operands
             vals = [" ".join(self.expand(w, split=False)) for w in args]
             if any(MARK in v for v in vals):
                 return self._spool_path(cmd, vals)
@@ -1496,7 +1498,8 @@ class Reader:
             if args[:1] == ["--"]:
                 args = args[1:]
             if len(args) == 1:
-                target = args[0]
+                # cd fails where W is missing or not a directory: `&&` then prints nothing, `;` the old directory
+                target, need = args[0], "cd"
         elif len(cmds) == 1 and not redirs and words and (
                 words[0] == "realpath" or words[0] == "readlink" and any(w in ("-f", "-m", "-e") for w in words)):
             # realpath [-e|-m|-s|-q|-L|-P] W, readlink -f|-e|-m W (coreutils): one operand. They fail (print
@@ -1511,14 +1514,26 @@ class Reader:
                 target = args[0]
                 need = "whole" if any(w in ("-e", "--canonicalize-existing") for w in words) else None if any(
                     w in ("-m", "--canonicalize-missing") for w in words) else "dir"
-        if target is None:
-            return None
+        if target is None or len(self.expand(target)) != 1:
+            return None  # (an unquoted W that word-splits is two operands to bash)
         d = " ".join(self.expand(target, split=False))
         if MARK in d:
             return self._spool_path(cmd, [d])
         if not d or d.startswith(("-", "~")):
             return None
         path = os.path.normpath(os.path.join(self.cwd if self.cwd is not None else os.getcwd(), d))
+        if need == "cd":
+            # bash's logical cd folds . and .. only over directories that exist (`cd a/nope/..`: "No such file or
+            # directory"), and W itself must be one
+            cur = "/"
+            for part in os.path.join(self.cwd if self.cwd is not None else os.getcwd(), d).split("/"):
+                if part == "..":
+                    if not os.path.isdir(cur):
+                        return None
+                    cur = os.path.dirname(cur)
+                elif part not in ("", "."):
+                    cur = os.path.join(cur, part)
+            return path if os.path.isdir(cur) else None
         if need is not None:
             # each directory named on the way must exist (coreutils canonicalize: "all but the last component")
             whole = os.path.join(self.cwd if self.cwd is not None else os.getcwd(), d)
@@ -1662,9 +1677,20 @@ class Reader:
         # exec must be followed by the command itself: `exec > >(tee -a log) 2>&1` (a redirection first, its process
         # substitution's words after it) and `exec {fd}>log` only redirect the script's own shell, which goes on
         raw = [w for w in cmd if w not in ("then", "do", "else", "{", "!")]
-        if len(raw) < 2 or raw[1] is None or re.match(r"^\{\w+\}$", raw[1]):
+        k = 1
+        while k + 1 < len(raw) and raw[k] is None and raw[k + 1] is not None:
+            k += 2  # `exec 2>log CMD`: a redirection with a plain target before the command (bash reads it anywhere)
+        if len(raw) <= k or raw[k] is None or re.match(r"^\{\w+\}$", raw[k]):
             return False
-        return not (self.cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens))
+        # whether a branch skips it: after command() read the then / else / do before it (as for exit: an `else exec
+        # CMD` of an if the script's values decide runs and ends the script)
+        return "exec"
+
+    def _exec_follows(self, t):
+        """After `exec CMD` ran (command()): not in a branch skipped or decided at run time (nor by an argument the
+        plan was not given, as for exit), a subshell or a pipeline element."""
+        return not (self.cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens)
+                    or any(f.get("argdep") for f in self.frames))
 
     def _exit_follows(self, t):
         """After `exit` ran (command()): every enclosing if / && / || / case decided by known values, none by an
@@ -1845,7 +1871,7 @@ class Reader:
                                "after it are not read" % (self.line, " (decided by the known values at line %s)" %
                                                           ", ".join(map(str, why)) if why else "")
                     raise end
-                if ends is True:
+                if ends == "exec" and self._exec_follows(t):
                     # bash runs nothing after `exec CMD` (bash(1) SHELL BUILTIN COMMANDS: "replaces the shell"): a
                     # launch line after one is never started
                     end = _ScriptEnd()  # (noted where a command follows it: _run_text)
