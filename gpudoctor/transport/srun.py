@@ -351,6 +351,20 @@ def head_is_chunk(text):
     return text.startswith("gpudoctor-chunk ")
 
 
+
+def _ended_with_the_job(node):
+    """A node of gpudoctor's job that failed because Slurm ended the job under it: srun ran no task there (`slurm`),
+    or its task had started and was killed when another node's Prolog failed (slurmstepd signals every task of the
+    job: SIGTERM, then SIGKILL after KillWait; the collector exits 143 / 137, as seen under load on the 4-node bed,
+    tests/test_slurm22.py). https://slurm.schedmd.com/slurm.conf.html#OPT_KillWait"""
+    if node.reachable:
+        return False
+    if node.error_kind == "slurm":
+        return True
+    return node.error_kind == "collector" and (node.error or "").startswith(("collector exited 143:",
+                                                                          "collector exited 137:"))
+
+
 class SrunTransport(Transport):
     name = "srun"
     kept = 0  # characters of frames held, all tasks together
@@ -585,7 +599,7 @@ class SrunTransport(Transport):
                                         "slurmd's log there (`prolog failed: rc:`)"),
                                     error_kind=n.error_kind if n else "slurm")
             again = [h for h in live if h.name not in self._prolog_failed and done.get(h.name) is not None
-                     and not done[h.name].reachable and done[h.name].error_kind == "slurm"]
+                     and _ended_with_the_job(done[h.name])]
             left = self.timeout - (time.time() - t0)
             if in_allocation() or not again or left < 1.0:
                 return
