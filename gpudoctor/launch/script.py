@@ -3446,10 +3446,16 @@ def _srun_one_node(argv):
     """`srun -N1 ...` / `--nodes=1` / `-n1` / `--ntasks=1` in front of the launcher: the line runs on
     one node (srun(1)), so a rank written into it is that node's own (`srun -N1 -w node2 torchrun
     --node_rank 1 ... &` beside the first node's own line)."""
-    from gpudoctor.launch import SRUN_VALUE
-
     if not argv or os.path.basename(argv[0]) != "srun":
         return False
+    return any(name in ("-N", "--nodes", "-n", "--ntasks") and val in ("1", "1-1") for name, val in _srun_opts(argv))
+
+
+def _srun_opts(argv):
+    """(name, value) of each option of `srun [opts] CMD` before CMD: `--name=value`, `-Xvalue`, or the next word
+    for an option that takes one (SRUN_VALUE); value None for a flag."""
+    from gpudoctor.launch import SRUN_VALUE
+
     i = 1
     while i < len(argv) and argv[i].startswith("-"):
         a = argv[i]
@@ -3457,32 +3463,22 @@ def _srun_one_node(argv):
         if val is None and name in SRUN_VALUE and i + 1 < len(argv):
             val = argv[i + 1]
             i += 1
-        if name in ("-N", "--nodes", "-n", "--ntasks") and val in ("1", "1-1"):
-            return True
+        yield name, val
         i += 1
-    return False
 
 
 def _srun_tasks(argv, alloc):
     """How many tasks `srun [opts] ...` starts (srun(1)): -n; -N times --ntasks-per-node; -N alone, one a node;
     --ntasks-per-node on the allocation's nodes; else the job's own tasks (#SBATCH). None: not known here."""
-    from gpudoctor.launch import SRUN_VALUE
-
     if not argv or os.path.basename(argv[0]) != "srun":
         return None
-    got, i = {}, 1
-    while i < len(argv) and argv[i].startswith("-"):
-        a = argv[i]
-        name, val = (a.split("=", 1) + [None])[:2] if a.startswith("--") else (a[:2], a[2:] or None)
-        if val is None and name in SRUN_VALUE and i + 1 < len(argv):
-            val = argv[i + 1]
-            i += 1
+    got = {}
+    for name, val in _srun_opts(argv):
         key = {"-n": "n", "--ntasks": "n", "-N": "N", "--nodes": "N", "--ntasks-per-node": "k"}.get(name)
         if key:
             if not (val or "").isdigit():
                 return None  # a range, a value known at run time
             got[key] = int(val)
-        i += 1
     if "n" in got:
         return got["n"]
     if "N" in got:
