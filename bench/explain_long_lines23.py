@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Time `gpudoctor explain --json` on one long line of each trigger phrase of session 23's readers (opfix, lastresort),
+~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON"""
+# Long adversarial lines for this round's explain readers (opfix, lastresort): each trigger phrase repeated to
+# ~40 KB and ~640 KB on one line, alone and after a traceback header; time explain --json on each.
+import subprocess, sys, time, tempfile, os
+triggers = [
+ "Expected all tensors to be on the same device, but got ",
+ "Target 5 is out of bounds. ",
+ "index 10 is out of bounds for dimension 0 with size 10 ",
+ "shape '[4, 3]' is invalid for input of size 10 ",
+ "mat1 and mat2 shapes cannot be multiplied (4x3072 and 784x10) ",
+ "expected input[4, 1, 28, 28] to have 3 channels, but got 1 channels instead ",
+ "Class values must be smaller than num_classes. ",
+ "Input tensor data type is not supported for NCCL process group: ",
+ "Assertion `t >= 0 && t < n_classes` failed. ",
+ "terminate called after throwing an instance of ",
+ "thread 'main' panicked at ",
+ "FATAL:   ", "Error response from daemon: ", "INTERNAL ASSERT FAILED at ",
+ "RuntimeError: ", "TypeError: f() got an unexpected keyword argument 'x' ",
+ "AttributeError: 'NoneType' object has no attribute ",
+ "Segmentation fault (core dumped) ", "new_group(ranks=[", "get_world_size(group) ",
+]
+worst = (0, None)
+for t in triggers:
+    for size in (40_000, 640_000):
+        line = (t * (size // len(t) + 1))[:size]
+        for pre in ("", "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    x = f(y)\nRuntimeError: "):
+            with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
+                f.write(pre + line + "\n")
+            t0 = time.time()
+            p = subprocess.run([sys.argv[1], "-m", "gpudoctor", "explain", "--json", f.name], capture_output=True, timeout=300)
+            dt = time.time() - t0
+            os.unlink(f.name)
+            if dt > worst[0]:
+                worst = (dt, (t[:30], size, bool(pre), p.returncode))
+            if dt > 5 or p.returncode not in (0, 1):
+                print("SLOW/ERR", round(dt, 2), t[:40], size, bool(pre), p.returncode, p.stderr[-200:])
+print("worst", round(worst[0], 2), worst[1])
