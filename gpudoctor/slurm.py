@@ -188,6 +188,26 @@ def _said(out, limit=300):
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
+def partition_rows(text):
+    """[{KEY: value}] of `scontrol --all show partition -o` output: one partition a line of KEY=VALUE words
+    (scontrol(1) -o, --oneliner), the lines without a PartitionName left out; bounded (4 MiB, 10,000 lines)."""
+    rows = []
+    for line in text[:1 << 22].splitlines()[:10000]:
+        f = dict(re.findall(r"(?:^| )([A-Za-z_]+)=(\S*)", line))
+        if f.get("PartitionName"):
+            rows.append(f)
+    return rows
+
+
+def wanted_partitions(rows, environ):
+    """The partitions a job started without -p goes to: those $SLURM_PARTITION names (srun(1) reads it as -p,
+    INPUT ENVIRONMENT VARIABLES), else the default one (Default=YES); [] where neither is."""
+    wanted = [w for w in environ.get("SLURM_PARTITION", "").split(",") if w][:100]
+    if wanted:
+        return wanted
+    return [r["PartitionName"] for r in rows if r.get("Default") == "YES"][:1]
+
+
 def read_node(name):
     return parse_show_node(scontrol(["show", "node", "-o", name]), name)
 

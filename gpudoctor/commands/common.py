@@ -96,9 +96,10 @@ def apply_slurm(args, environ=None):
 def partition_nodes(environ=None):
     """(node set, partition names) of the partitions $SLURM_PARTITION names, else of the default
     partition; InputError where Slurm does not say (no scontrol, no such partition, no nodes)."""
-    import re
     import shutil
     import subprocess
+
+    from gpudoctor.slurm import partition_rows, wanted_partitions
 
     env = os.environ if environ is None else environ
     scontrol = shutil.which("scontrol")
@@ -111,27 +112,17 @@ def partition_nodes(environ=None):
                            capture_output=True, timeout=10, env=dict(env))
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise InputError("--slurm: scontrol show partition failed (%s): name the nodes (--nodes NODESET)" % exc)
-    text = p.stdout[:1 << 22].decode("utf-8", "replace")
-    parts = {}
-    default = None
-    for line in text.splitlines()[:10000]:
-        m = re.match(r"PartitionName=(\S{1,200})", line)
-        nodes = re.search(r"(?:^| )Nodes=(\S{1,100000})", line)
-        if not m:
-            continue
-        parts[m.group(1)] = nodes.group(1) if nodes and nodes.group(1) != "(null)" else None
-        if default is None and re.search(r"(?:^| )Default=YES\b", line):
-            default = m.group(1)
+    rows = partition_rows(p.stdout[:1 << 22].decode("utf-8", "replace"))
+    parts = dict((r["PartitionName"], r.get("Nodes") if r.get("Nodes") not in (None, "", "(null)") else None)
+                 for r in rows)
     if p.returncode != 0 or not parts:
         err = p.stderr[:300].decode("utf-8", "replace").strip()
         raise InputError("--slurm: scontrol show partition gave no partition (%s): name the nodes (--nodes NODESET)"
                          % (err or "exit %d" % p.returncode))
-    wanted = [w for w in env.get("SLURM_PARTITION", "").split(",") if w][:100]
+    wanted = wanted_partitions(rows, env)
     if not wanted:
-        if default is None:
-            raise InputError("--slurm: this cluster has no default partition: set SLURM_PARTITION=NAME (one of %s)"
-                             % ", ".join(sorted(parts)[:20]))
-        wanted = [default]
+        raise InputError("--slurm: this cluster has no default partition: set SLURM_PARTITION=NAME (one of %s)"
+                         % ", ".join(sorted(parts)[:20]))
     missing = [w for w in wanted if w not in parts]
     if missing:
         raise InputError("--slurm: SLURM_PARTITION names %s, which Slurm does not list (partitions: %s)"

@@ -806,12 +806,14 @@ class SrunTransport(Transport):
             return {}
         if p.returncode != 0:
             return {}
-        wanted = [w for w in os.environ.get("SLURM_PARTITION", "").split(",") if w][:100]
+        from gpudoctor.slurm import partition_rows, wanted_partitions
+
+        rows = partition_rows(p.stdout[:MAX_OUTPUT].decode("utf-8", "replace"))
+        wanted = wanted_partitions(rows, os.environ)
         out = {}
-        for line in p.stdout[:MAX_OUTPUT].decode("utf-8", "replace").splitlines()[:10000]:
-            f = dict(re.findall(r"\b(PartitionName|Default|OverSubscribe|State)=(\S+)", line))
-            name = f.get("PartitionName")
-            if not name or (name not in wanted if wanted else f.get("Default") != "YES"):
+        for f in rows:
+            name = f["PartitionName"]
+            if name not in wanted:
                 continue
             mode, _, count = f.get("OverSubscribe", "NO").upper().partition(":")
             # a count left out is 4 for YES and FORCE (slurm.conf(5)); scontrol prints it. The
