@@ -16,6 +16,9 @@ HEALTHY-FLAGGED (and, without -q, the gains).
     cd /tmp && /path/to/base/venv/bin/python /work/main/bench/explain_compare.py run base.json
     cd /tmp && /work/main/.venv/bin/python /work/main/bench/explain_compare.py run now.json
     python bench/explain_compare.py diff base.json now.json [-q]
+
+`run OUT --skip SET,SET` leaves those sets out (a session's development held-out, whose per-case
+results its builders must not see; the set name is the file's, e.g. 2026-11-28at).
 """
 
 import collections
@@ -29,7 +32,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(out):
+def run(out, skip=()):
     import gpudoctor  # the interpreter's own (imported before this tree's bench/ is on the path)
     import gpudoctor.checks  # noqa: F401
     from gpudoctor import explain
@@ -48,6 +51,8 @@ def run(out):
         with tempfile.TemporaryDirectory() as work:
             for path in sorted(glob.glob(os.path.join(HERE, "data", "explain_heldout_*.jsonl"))):
                 name = os.path.basename(path)[len("explain_heldout_"):-len(".jsonl")]
+                if name in skip:
+                    continue
                 rows = []
                 for case in H.load_cases(path):
                     p = os.path.join(work, case["id"] + ".log")
@@ -157,7 +162,10 @@ def diff(a_path, b_path, quiet=False):
 
 def main(argv):
     if len(argv) >= 2 and argv[0] == "run":
-        run(argv[1])
+        skip = set()
+        if len(argv) >= 4 and argv[2] == "--skip":
+            skip = {x for x in argv[3].split(",") if x}
+        run(argv[1], skip)
         return 0
     if len(argv) >= 3 and argv[0] == "diff":
         return diff(argv[1], argv[2], quiet="-q" in argv[3:])
