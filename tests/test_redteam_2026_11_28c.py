@@ -54,3 +54,36 @@ def test_python_m_gpudoctor_still_runs_from_a_source_checkout():
                         env=env)
     assert rc in (0, 1), err[-2000:]
     assert '"shm.size"' in out
+
+
+_WRAPPER_TRACE = """#!/bin/bash
+set -x
+DBCONN=Zq81hunter2xyz
+Q='Qq5 two words'
+connect-db --conn "$DBCONN" --svc "$SVC_URL_X" --quoted "$Q"
+exit %d
+"""
+_WRAPPER_ECHO = """#!/bin/bash
+echo "using $SVC_URL_X and $DBCONN2 for the run"
+exit %d
+"""
+
+
+@pytest.mark.parametrize("script", [_WRAPPER_TRACE, _WRAPPER_ECHO])
+@pytest.mark.parametrize("rc", [3, 0])
+def test_a_wrapper_keeps_no_value_of_a_variable_whose_name_is_no_credentials(tmp_path, script, rc):
+    # 60.: 50. and 57. cut NAME=value and credential-named flags, but the value came back wherever the wrapper used
+    # it: `connect-db --conn "$DBCONN"` traced as `--conn Zq81hunter2xyz`, an environment variable echoed in words.
+    # The facts show neither name's value (env_value hashes it); what the wrapper printed now says `$NAME` there.
+    w = tmp_path / "w"
+    w.write_text(script % rc)
+    w.chmod(0o755)
+    env = dict(os.environ, SVC_URL_X="Kx7secretvalue99", DBCONN2="Pp0another77", PYTHONPATH=ROOT)
+    code, out, err = _run([sys.executable, "-P", "-m", "gpudoctor", "check", "--python", str(w), "--json"], tmp_path,
+                          env=env)
+    assert code == 1, err[-2000:]
+    said = out + err
+    for part in ("Zq81hunter2", "hunter2xyz", "Kx7secret", "secretvalue99", "Pp0another", "Qq5 two", "two words"):
+        assert part not in said.replace("\\x20", " "), part
+    if (script is _WRAPPER_TRACE) == (rc != 0):  # (stderr is shown for a failing wrapper, stdout otherwise)
+        assert "$SVC_URL_X" in said  # what it was is still said, by name

@@ -606,13 +606,69 @@ def _cut_named(rx, text):
     return "".join(out) + text[last:]
 
 
-def _no_values(text):
+# A value the wrapper was handed in its environment, or gave a variable in what it printed (`set -x` traces
+# `+ DBCONN=...` before the line that uses it), is its name's whatever the name: where the facts would show that
+# name's value only as a keyed hash (system.env_value, docs/security.md 10.), the value is written `$NAME` wherever it
+# stands in what was printed (docs/security.md 60.). Shorter values are left: a word that short is everywhere.
+_MIN_HIDDEN = 6
+_ASSIGNED = Pattern(r"(?<![\w$])(['\"]?)([A-Za-z_][A-Za-z0-9_]{0,127})=")
+
+
+def _assigned_value(text, m):
+    """The value an assignment at ``m`` gives, as a trace or an echo prints it: to the quote before the name, a
+    quoted word whole, or a bare word."""
+    at, quote = m.end(), m.group(1)
+    if quote:
+        end = text.find(quote, at)
+        return text[at:end if end >= 0 else at + 4096][:4096]
+    if text[at:at + 1] in ("'", '"'):
+        end = text.find(text[at], at + 1)
+        return text[at + 1:end] if end > at else ""
+    v = re.match(r"[^\s'\"]{1,4096}", text[at:at + 4096])
+    return v.group(0) if v else ""
+
+
+def _hidden_values(text, env):
+    """{value: name} of every value (at least _MIN_HIDDEN characters) the facts would hash: the environment's, and
+    those ``text`` assigns."""
+    from .system import credential_shape, env_shown
+
+    pairs = [(n, v) for n, v in (env or {}).items() if isinstance(n, str) and isinstance(v, str)]
+    pairs += [(m.group(2), _assigned_value(text, m)) for m in _ASSIGNED.finditer(text)]
+    found, size = {}, 0
+    for name, value in pairs:
+        value = value.strip()
+        if len(value) < _MIN_HIDDEN or len(value) > 4096 or value in found:
+            continue
+        if env_shown(name) and not credential_shape(value):
+            continue
+        found[value] = name
+        size += len(value)
+        if len(found) >= 4096 or size > 1 << 20:
+            break
+    return found
+
+
+def _no_env_values(text, env=None, seen=None):
+    """``text`` with every hidden value (_hidden_values of ``env`` and of ``seen``, the whole output ``text`` was
+    cut from, so an assignment before the window counts) written ``$NAME``, in one pass, the longest first."""
+    found = _hidden_values(text if seen is None else seen, env)
+    found = {v: n for v, n in found.items() if v in text}
+    if not found:
+        return text
+    rx = re.compile("|".join(re.escape(v) for v in sorted(found, key=len, reverse=True)))
+    return rx.sub(lambda m: "$" + found[m.group(0)], text)
+
+
+def _no_values(text, env=None, seen=None):
     """What another program printed (a wrapper script, /usr/bin/env, a `set -x` trace on stderr), as it may leave the
     node in the facts: a NAME=value keeps its name only, and a credential's shape (Hugging Face hf_, GitHub, GitLab,
     Slack, OpenAI sk-, AWS AKIA: explain/redact.py's list) is cut. stderr's tail kept the value too, so a wrapper that
     traced `export HF_TOKEN=hf_...` and failed put the token into the report (docs/security.md 50.). The value after
     a credential's flag or header, an Authorization scheme, a URL's password and `mysql -p`'s / `sshpass -p`'s /
-    `curl -u`'s password are cut too, ordinary words kept (57.)."""
+    `curl -u`'s password are cut too, ordinary words kept (57.). A value the environment ``env`` holds, or the text
+    assigns, under a name the facts would hash is written ``$NAME`` wherever it stands (60.)."""
+    text = _no_env_values(text, env, seen)
     text = re.sub(r"([A-Za-z_][A-Za-z0-9_]*=)\S*", r"\1...", text)
     text = _AUTHORIZATION.sub(r"\1...", text)
     text = _AUTH_SCHEME.sub(r"\1\2...", text)
@@ -653,14 +709,16 @@ def probe_interpreter(ctx, python):
         raise RuntimeError("%s did not answer within its timeout" % python)
     if p.returncode != 0:
         # (cut after the values are: a tail that began inside 'Authorization: Bearer X' kept X, a bare word)
-        said = _no_values(err.decode("utf-8", "replace").strip()[-4000:])[-300:]
+        err = err[-(1 << 20):].decode("utf-8", "replace").strip()
+        said = _no_values(err[-4000:], ctx.env, err)[-300:]
         raise RuntimeError("%s failed: %s" % (python, said or "exit status %d, nothing on stderr" % p.returncode))
     try:
         sec = json.loads(out.decode("utf-8", "replace"))["python"]
         sec.get("status")
     except (ValueError, KeyError, TypeError, AttributeError, IndexError):
         # not an interpreter that ran the probe (a wrapper script, python2, another program): say what it printed
-        shown = _no_values(" ".join(out.decode("utf-8", "replace").strip()[:4000].split()))[:120]
+        out = " ".join(out[:1 << 20].decode("utf-8", "replace").split())
+        shown = _no_values(out[:4000], ctx.env, out)[:120]
         raise RuntimeError("%s printed no facts, as an interpreter older than Python 3.6 or another program "
                            "would: %s" % (python, "its output began with " + shown if shown else "it printed nothing"))
     if sec.get("status") != "ok":
