@@ -87,3 +87,42 @@ def test_a_wrapper_keeps_no_value_of_a_variable_whose_name_is_no_credentials(tmp
         assert part not in said.replace("\\x20", " "), part
     if (script is _WRAPPER_TRACE) == (rc != 0):  # (stderr is shown for a failing wrapper, stdout otherwise)
         assert "$SVC_URL_X" in said  # what it was is still said, by name
+
+
+def _ssh_check(tmp_path, config):
+    (tmp_path / "hf").write_text("n1\n")
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return _run([sys.executable, "-P", "-m", "gpudoctor", "check", "--hosts", str(tmp_path / "hf"), "--ssh-config",
+                 str(config), "--timeout", "5"], tmp_path, timeout=60, env=env)
+
+
+def test_ssh_config_includes_that_fan_out_are_bounded(tmp_path):
+    # 61.: 16 files, each including the next three times: 3**16 inclusions, every one read; gpudoctor (and ssh -G)
+    # ran past any deadline before a node was tried. Now one line, exit 2, past 4,096 files read in all.
+    for i in range(16):
+        nxt = str(tmp_path / ("f%d" % (i + 1)))
+        (tmp_path / ("f%d" % i)).write_text("Include %s %s %s\n" % (nxt, nxt, nxt))
+    (tmp_path / "f16").write_text("Host n1\n  HostName 127.0.0.1\n")
+    rc, out, err = _ssh_check(tmp_path, tmp_path / "f0")
+    assert rc == 2, err[-2000:]
+    assert "more than 4096 files" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_ssh_config_include_globs_are_bounded(tmp_path):
+    # 61.: an Include's glob walked the whole tree it names (/proc's, here) before gpudoctor tried a node: 21 s for
+    # /proc/*/*/*/*/x on this machine, minutes for a deeper one. Now at most 100,000 folder entries looked at.
+    (tmp_path / "cfg").write_text("Include /proc/*/*/*/*/*/x\nHost n1\n  HostName 127.0.0.1\n")
+    rc, out, err = _ssh_check(tmp_path, tmp_path / "cfg")
+    assert rc == 2, err[-2000:]
+    assert "folder entries" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_ssh_config_includes_still_read_as_ssh_reads_them(tmp_path):
+    # the bounds leave a config.d of a few files, globbed, as it was: sorted, dot files left out
+    d = tmp_path / "config.d"
+    d.mkdir()
+    (d / "b.conf").write_text("Host n1\n  HostName 127.0.0.1\n  Port 0\n")  # an input error ssh refuses too
+    (d / ".hidden.conf").write_text("Host n1\n  Port 0x\n")
+    (tmp_path / "cfg").write_text("Include %s/*.conf\n" % d)
+    rc, out, err = _ssh_check(tmp_path, tmp_path / "cfg")
+    assert rc == 2 and "b.conf:3" in err and "hidden" not in err, err

@@ -438,6 +438,15 @@ MAX_SSH_FILE = 16 << 20  # bytes of an ssh config or known_hosts file read; a la
 _INCLUDE = re.compile(r"^\s*include(?:\s*=\s*|\s+)(.*)$", re.I)
 _BLOCK = re.compile(r"^\s*(?:host|match)(?:\s*=\s*|\s+)", re.I)
 MAX_INCLUDE_DEPTH = 16  # OpenSSH readconf.c READCONF_MAX_DEPTH: "Too many recursive configuration includes"
+# Files read and bytes kept for one flattening, every inclusion counted (the same file included twice is read twice):
+# 16 levels each including the next level three times are 3**16 (43 million) reads, which kept `gpudoctor check`
+# (and OpenSSH's own `ssh -G`) busy past any deadline (docs/security.md 61.). Debian's /etc/ssh/ssh_config.d and a
+# user's ~/.ssh/config.d hold a few files.
+MAX_INCLUDED_FILES = 4096
+# folder entries an Include's glob patterns may look at in all: `Include /*/*/*/*/*/*/*/x` walked the whole file
+# system (/proc too), more than 100 s here before a node was tried (glob(3) in OpenSSH does the same)
+MAX_GLOB_ENTRIES = 100000
+MAX_FLATTENED = 4 * MAX_SSH_FILE
 
 
 def _flattened(paths):
@@ -448,13 +457,15 @@ def _flattened(paths):
     line, glob(7) patterns (sorted), ~ expanded, a relative path under ~/.ssh (a user's file) or /etc/ssh (the
     system's); a file that is not there is skipped; an Include inside a Host or Match block includes under it, and
     after the included text the block it was met in goes on (that line again, or `Host *` at the top level)."""
-    import glob
-
     from gpudoctor.errors import InputError, open_input
 
-    out, met = [], [False]
+    out, met, count = [], [False], [0, 0, 0]
 
     def read(path):
+        count[0] += 1
+        if count[0] > MAX_INCLUDED_FILES:
+            raise InputError("ssh config %s: Include reads more than %d files in all (each inclusion counted)"
+                             % (path, MAX_INCLUDED_FILES))
         try:
             _check_ssh_config(path)  # refused with file:line as for the top files
             with open_input(path, "ssh config") as f:
@@ -471,6 +482,10 @@ def _flattened(paths):
         text = read(path) if path and os.path.isfile(path) else None
         if text is None:
             return
+        count[1] += len(text)
+        if count[1] > MAX_FLATTENED:
+            raise InputError("ssh config %s: Include makes the configuration more than %d MiB in all"
+                             % (path, MAX_FLATTENED >> 20))
         block = outer
         for line in text.splitlines():
             m = _INCLUDE.match(line)
@@ -488,13 +503,52 @@ def _flattened(paths):
                 pattern = os.path.expanduser(word)
                 if not os.path.isabs(pattern):
                     pattern = os.path.join("/etc/ssh" if system else os.path.expanduser("~/.ssh"), pattern)
-                for inc in sorted(glob.glob(pattern)):
+                for inc in _bounded_glob(pattern, count):
                     walk(inc, system, depth + 1, block)
                     out.append(block or "Host *")
 
     for path, system in paths:
         walk(path, system, 0, None)
     return "\n".join(out) + "\n", met[0]
+
+
+def _bounded_glob(pattern, count):
+    """glob.glob(pattern), sorted (glob(7) as OpenSSH's Include reads it: a leading dot is matched only by a dot),
+    looking at no more than MAX_GLOB_ENTRIES folder entries in all (``count[2]`` keeps the total over one
+    flattening), else an input error."""
+    import fnmatch
+    import glob
+
+    from gpudoctor.errors import InputError
+
+    if not glob.has_magic(pattern):
+        return [pattern] if os.path.lexists(pattern) else []
+    parts = [p for p in pattern.split(os.sep) if p]
+    found = [os.sep if pattern.startswith(os.sep) else ""]
+    for k, part in enumerate(parts):
+        last = k == len(parts) - 1
+        nxt = []
+        for top in found:
+            if not glob.has_magic(part):
+                path = os.path.join(top, part)
+                if os.path.lexists(path) if last else os.path.isdir(path):
+                    nxt.append(path)
+                continue
+            try:
+                with os.scandir(top or ".") as it:
+                    for entry in it:
+                        count[2] += 1
+                        if count[2] > MAX_GLOB_ENTRIES:
+                            raise InputError("ssh config: Include %s looks at more than %d folder entries"
+                                             % (pattern[:200], MAX_GLOB_ENTRIES))
+                        if entry.name.startswith(".") and not part.startswith("."):
+                            continue
+                        if fnmatch.fnmatchcase(entry.name, part) and (last or entry.is_dir()):
+                            nxt.append(os.path.join(top, entry.name))
+            except OSError:
+                continue
+        found = nxt
+    return sorted(found)
 
 
 def _check_ssh_config(path):
