@@ -146,10 +146,16 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import docremedy
 
     docremedy.apply(result, scan, kb)  # the remedy a project's docs give for a message they quote (docs20)
+    from gpudoctor.explain import deeper
+
+    deeper.apply(result, scan, kb)  # (noans24) a root one step short of its cause: the deeper layer's cause first
     from gpudoctor.explain import lastresort
 
     if lastresort.judge(result, scan, kb):  # (struct23) an explicit failure line that nothing above answered
         fixes.apply(result, facts, scan)
+    from gpudoctor.explain import progline
+
+    progline.judge(result, scan, kb)  # (noans24) a failure line of a known program no table reads: its family
     from gpudoctor.explain import advice
 
     advice.apply(result, scan)  # what the root's own message says to do (after the computed fixes, never above them)

@@ -1021,6 +1021,12 @@ STRUCTURAL.update(_SLURMSCRIPT)
 from gpudoctor.explain.clidocs import PATTERNS as _CLIDOCS  # noqa: E402  (tools' refusals, command lines: clidocs.py)
 
 STRUCTURAL.update(_CLIDOCS)
+from gpudoctor.explain.deeper import PATTERNS as _DEEPER  # noqa: E402  (a deeper layer's lines: deeper.py, noans24)
+
+STRUCTURAL.update(_DEEPER)
+from gpudoctor.explain.progline import PATTERNS as _PROGLINE  # noqa: E402  (known programs' lines: progline.py)
+
+STRUCTURAL.update(_PROGLINE)
 
 
 def structural_patterns():

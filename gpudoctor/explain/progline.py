@@ -1,0 +1,193 @@
+"""A failure line of a program no message table reads (issue 18 item 2, noans24): its family from what the program is.
+
+explain knows a program's messages where a generator read its source. A line such as `pdcp@login: gpu01: rcmd:
+socket: Permission denied`, `nvidia-modprobe: unrecognized option: "-i"`, MFT's `-E- Cannot open Device` after a
+`flint` command, the kernel's `nvidia 0000:06:00.0: loading /lib/firmware/... failed with error -4`, or a GPU
+Operator pod stuck in `Init:0/1` names no message any table holds, and the answer was "no error" or "no known error".
+Each still names the program that printed it, and generated/programs.json (tools/gen_programs.py: the executables of
+the stack's Debian packages, the GPU Operator's own DaemonSets and Pods, and a documented list with sources) says what
+that program is: its family, and the program's own diagnostics as the next step.
+
+The forms read, each a program's own way of saying it failed:
+- `prog: <message>`, `prog[pid]: <message>` (syslog), `prog@host: <message>` (pdsh's and pdcp's prefix), the name at
+  the line's start or after a blank or a bracket, when the message holds a failure word (error, failed, denied, ...)
+  and is no warning of the program's;
+- a level word at the line's start - `[ERROR] ` (enroot's common::err), `-E- ` (NVIDIA's firmware tools), `ERROR: `
+  / `FATAL: ` / `Error: ` - after a command line of a known program (`$ enroot import ...`, `# flint -d ... q`, or
+  the command alone on its line) within the 40 lines before it;
+- the kernel's device messages (dev_printk: `<driver> <bus id>: <message>`) of the GPU and RDMA drivers, with a
+  failure word;
+- a `kubectl get pods` row of a known pod whose status is a failure (CrashLoopBackOff, Error, ImagePullBackOff, an
+  init container that failed, OOMKilled, ...) or that has stayed in `Init:N/M`, `Pending` or `ContainerCreating`
+  for 10 minutes or more.
+
+The answer is the program's family with How sure: low (calibrate answers a likely cause): the line says which program
+failed, not why. It runs last in explain_inputs, after lastresort, on a text nothing else answered.
+"""
+
+import re
+
+from gpudoctor.explain.text import clip as _clip, strip_prefix
+
+CMD_WINDOW = 40  # lines after a program's command line whose level-form lines are that program's
+MAX_HITS = 64
+
+
+def _table():
+    from gpudoctor.explain.knowledge import generated_table
+
+    return generated_table("programs")
+
+
+def _alt(names):
+    """The names as one alternation, longest first. A name shorter than MIN_NAME is left out: the scan prefilters a
+    pattern's lines on a literal run of 4 characters or more (knowledge.Pattern), and 'ssh', 'scp', 'mst' are read
+    by their own tables (ssh_messages) or only after a command line."""
+    return "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)) if len(n) >= MIN_NAME)
+
+
+MIN_NAME = 4
+
+
+_FAIL = re.compile(r"\b(?:error|fail(?:ed|s|ure)?|fatal|cannot|can't|could ?not|couldn't|unable|not found|no such|"
+                   r"denied|refused|invalid|unrecognized|unknown (?:option|command|argument)|illegal|timed out|timeout|"
+                   r"abort(?:ed|ing)?|mismatch|unsupported|not supported|not permitted|exceeded|killed|missing|"
+                   r"corrupt(?:ed)?|incompatible|no (?:devices?|space) |can not|unknown host|no route to host|"
+                   r"connection (?:reset|closed)|broken pipe|segmentation fault|exit(?:ed with exit)? (?:code|status) "
+                   r"[1-9]|non-zero exit)", re.IGNORECASE)
+_NOT_FAIL = re.compile(r"\b(?:no|0|zero|without) (?:errors?|failures?)\b|\berrors?[:=] ?0\b|\bfailed[:=] ?0\b",
+                       re.IGNORECASE)
+_BAD_STATUS = frozenset(("CrashLoopBackOff", "Error", "ImagePullBackOff", "ErrImagePull", "CreateContainerConfigError",
+                         "CreateContainerError", "RunContainerError", "InvalidImageName", "OOMKilled", "Evicted",
+                         "ContainerStatusUnknown", "StartError"))
+_SLOW_STATUS = frozenset(("Pending", "ContainerCreating", "PodInitializing"))
+_AGE = re.compile(r"(\d{1,6})([dhms])")
+_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+STUCK_S = 600
+
+
+def _patterns():
+    t = _table()
+    progs, pods, drivers = t.get("programs") or {}, t.get("pods") or {}, t.get("drivers") or {}
+    if not progs:
+        return {}
+    p = _alt(progs)
+    return {
+        # prog: / prog[pid]: / prog@host: at the line's start or after a blank, a path or a bracket
+        "_struct_pl_prog": [r"(?:^|[ \t\[('\"`])(?P<prog>(?-i:%s))(?:\[\d{1,10}\]|@[\w.-]{1,80})?:[ \t]{1,4}"
+                            r"(?P<msg>[^\n]{3,400})" % p],
+        # a command line of a known program: after a shell prompt or sudo, or the command alone at the line's start
+        "_struct_pl_cmd": [r"(?:^[ \t]{0,8}|[$#>%%][ \t]{1,4}|\bsudo[ \t]{1,4})(?:\S{1,200}/)?(?P<prog>(?-i:%s))"
+                           r"(?:[ \t][^\n]{0,300})?(?:\n|$)" % p],
+        # a level word at the line's start: [ERROR] (enroot), -E- (MFT), ERROR: / FATAL: / Error:
+        # (needles given: '-E-' is shorter than a derived needle may be)
+        "_struct_pl_level": [(r"^[ \t]{0,8}(?P<lvl>\[(?:ERROR|FATAL)\]|-E-|(?:ERROR|FATAL|Error):)[ \t]{1,4}"
+                              r"(?P<msg>[^\n]{3,400})", ("[error]", "[fatal]", "-e-", "error:", "fatal:"))],
+        # the kernel's dev_printk: '<driver> <bus id>: <message>' (drivers/base/core.c)
+        "_struct_pl_dev": [r"(?:^|[\]:][ \t]{0,4})(?P<drv>(?-i:%s)) (?P<bus>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]):"
+                           r"[ \t]{1,4}(?P<msg>[^\n]{3,400})" % _alt(drivers)] if drivers else [],
+        # kubectl get pods [-A]: [NAMESPACE] NAME READY STATUS RESTARTS [(ago)] AGE
+        "_struct_pl_pod": [r"^[ \t]{0,8}(?:[a-z0-9][\w.-]{0,62}[ \t]{1,20})?(?P<pod>(?-i:%s)(?:-[a-z0-9]{1,20}){0,4})"
+                           r"[ \t]{1,20}(?P<ready>\d{1,3})/(?P<want>\d{1,3})[ \t]{1,20}(?P<st>[\w:/-]{2,60})[ \t]{1,20}"
+                           r"(?P<rs>\d{1,6})(?:[ \t]{1,4}\([^)\n]{1,40}\))?[ \t]{1,20}(?P<age>\d{1,6}[dhms](?:\d{1,4}"
+                           r"[hms])?)" % _alt(pods)] if pods else [],
+    }
+
+
+PATTERNS = {k: v for k, v in _patterns().items() if v}
+
+
+def _age_s(text):
+    return sum(int(n) * _SECONDS[u] for n, u in _AGE.findall(text or ""))
+
+
+def _pod_failed(g):
+    st = g.get("st") or ""
+    base = st.split(":", 1)[1] if st.startswith("Init:") else st
+    if base in _BAD_STATUS:
+        return "its status is %s" % st
+    if _age_s(g.get("age")) < STUCK_S:
+        return None
+    m = re.match(r"^Init:(\d{1,3})/(\d{1,3})$", st)
+    if m and int(m.group(1)) < int(m.group(2)):
+        return "it has stayed in %s (an init container has not finished) for %s" % (st, g.get("age"))
+    if st in _SLOW_STATUS:
+        return "it has stayed %s for %s" % (st, g.get("age"))
+    if st == "Running" and g.get("ready") == "0" and int(g.get("rs") or 0) >= 3:
+        return "it runs but is not ready (0/%s) after %s restarts" % (g.get("want"), g.get("rs"))
+    return None
+
+
+# a message that starts with a level below error is the program's own word that it goes on (srun's "Warning: can't
+# run 1 processes on 2 nodes, setting nnodes to 1")
+_LOW_LEVEL = re.compile(r"^[\[(]?(?:warning|warn|info|note|notice|debug|verbose)\b", re.IGNORECASE)
+
+
+def _failure(msg):
+    msg = (msg or "").strip()
+    return bool(_FAIL.search(msg)) and not _NOT_FAIL.search(msg) and not _LOW_LEVEL.match(msg)
+
+
+def candidates(scan):
+    """[(line, kind, program, hit, why)] of the failure lines of known programs, in the text's order."""
+    t = _table()
+    progs, pods, drivers = t.get("programs") or {}, t.get("pods") or {}, t.get("drivers") or {}
+    out = []
+    for h in scan.matches.get("_struct_pl_prog", [])[:MAX_HITS]:
+        g = h.groups or {}
+        if g.get("prog") in progs and _failure(g.get("msg")):
+            out.append((h.line, "prog", g["prog"], h, "%s's own failure line" % g["prog"]))
+    for h in scan.matches.get("_struct_pl_dev", [])[:MAX_HITS]:
+        g = h.groups or {}
+        if g.get("drv") in drivers and _failure(g.get("msg")):
+            out.append((h.line, "driver", g["drv"], h, "the kernel's %s driver on %s" % (g["drv"], g.get("bus"))))
+    for h in scan.matches.get("_struct_pl_pod", [])[:MAX_HITS]:
+        g = h.groups or {}
+        pod = g.get("pod") or ""
+        key = next((k for k in sorted(pods, key=len, reverse=True) if pod == k or pod.startswith(k + "-")), None)
+        why = _pod_failed(g) if key else None
+        if why:
+            out.append((h.line, "pod", key, h, "the pod %s: %s" % (pod, why)))
+    cmds = [(h.line, (h.groups or {}).get("prog")) for h in scan.matches.get("_struct_pl_cmd", [])[:MAX_HITS]]
+    for h in scan.matches.get("_struct_pl_level", [])[:MAX_HITS]:
+        prog = next((p for n, p in reversed(cmds) if n < h.line <= n + CMD_WINDOW and p in progs), None)
+        if prog:
+            out.append((h.line, "prog", prog, h, "a %s line after the %s command" % (
+                (h.groups or {}).get("lvl"), prog)))
+    return sorted(out, key=lambda x: x[0])
+
+
+def finding(scan, kb, structural_finding):
+    from gpudoctor.explain.provenance import _ran_past
+
+    t = _table()
+    for line, kind, name, h, why in candidates(scan):
+        row = (t.get({"prog": "programs", "driver": "drivers", "pod": "pods"}[kind]) or {}).get(name)
+        if not row or row["family"] not in kb.by_id or _ran_past(scan, line):
+            continue
+        f = structural_finding(kb.by_id[row["family"]], h, why, scan)
+        what = {"prog": "the program %s" % name, "driver": "the kernel driver %s" % name,
+                "pod": "the pod %s (its name starts with %s's)" % ((h.groups or {}).get("pod"), name)}[kind]
+        f["notes"].append("Printed by %s, which no message table of explain reads: the family is what the program "
+                          "is (%s), not what this message means (%s). Its own diagnostics tell why: %s." % (
+                              what, row["source"], _clip(strip_prefix(h.text.strip())[0], 160), row["next"]))
+        fx = f["causes"][0]["fix"] if f.get("causes") else None
+        step = "%s's own diagnostics: %s" % (name, row["next"])
+        if fx is not None and step not in fx:
+            fx.insert(0, step)
+        return f
+    return None
+
+
+def judge(result, scan, kb):
+    """A text no reader answered ('no_error' or 'unknown_error', no finding) whose failure line a known program
+    printed gets that program's family. True when it did."""
+    if result.get("verdict") not in ("no_error", "unknown_error") or result.get("findings") or not PATTERNS:
+        return False
+    from gpudoctor.explain.analyze import _structural_finding
+
+    f = finding(scan, kb, _structural_finding)
+    if f is None:
+        return False
+    result.update(verdict="root_cause", matched=True, root=f["id"], findings=[f], errors=[], triage=[])
+    return True
