@@ -126,3 +126,42 @@ def test_ssh_config_includes_still_read_as_ssh_reads_them(tmp_path):
     (tmp_path / "cfg").write_text("Include %s/*.conf\n" % d)
     rc, out, err = _ssh_check(tmp_path, tmp_path / "cfg")
     assert rc == 2 and "b.conf:3" in err and "hidden" not in err, err
+
+
+def _pasted(lines, tmp_path):
+    """Each line pasted alone into a restricted bash whose PATH holds only touch: what it created."""
+    import shutil
+
+    box = tmp_path / "box"
+    (box / "bin").mkdir(parents=True)
+    (box / "w").mkdir()
+    os.symlink(shutil.which("touch"), str(box / "bin" / "touch"))
+    for line in lines:
+        subprocess.run([shutil.which("bash"), "--norc", "--noprofile", "-r", "-c", line], cwd=str(box / "w"), timeout=30,
+                       env={"PATH": str(box / "bin"), "HOME": str(box / "w"), "LC_ALL": "C"},
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return sorted(os.listdir(str(box / "w")))
+
+
+@pytest.mark.parametrize("value", ["eth0;touch${IFS}MARKER;#", "eth0$(touch MARKER)", "e`touch MARKER`",
+                                   "eth0 && touch MARKER"])
+def test_junits_export_lines_hold_a_node_value_as_one_shell_word(tmp_path, value):
+    # 62.: the JUnit report's failure / system-out body wrote each of a finding's exports as `export NAME=value`
+    # with the node's value bare (the text report quotes it): a near-miss NCCL_SOCKET_IFNAM's value from a node
+    # became `export NCCL_SOCKET_IFNAME=eth0;touch${IFS}MARKER;#` on a CI page, ready to run when copied.
+    import json
+    import xml.etree.ElementTree as ET
+
+    doc = json.load(open(os.path.join(ROOT, "fixtures", "nodes", "h100-ubuntu2404-torch211.json")))
+    doc["nccl"]["effective"]["NCCL_SOCKET_IFNAM"] = {"source": "environment", "value": value}
+    doc["nccl"]["env"]["NCCL_SOCKET_IFNAM"] = value
+    facts = tmp_path / "n.json"
+    facts.write_text(json.dumps(doc))
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    rc, out, err = _run([sys.executable, "-P", "-m", "gpudoctor", "check", "--facts", str(facts), "--format", "junit"],
+                        tmp_path, env=env)
+    assert rc == 1, err[-2000:]
+    text = "\n".join(e.text or "" for e in ET.fromstring(out).iter())
+    exports = [line for line in text.splitlines() if line.startswith("export ")]
+    assert any(line.startswith("export NCCL_SOCKET_IFNAME=") for line in exports), text
+    assert _pasted(exports, tmp_path) == []

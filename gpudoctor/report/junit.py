@@ -10,7 +10,11 @@ that could not be checked, is an <error>.
 import re
 import xml.etree.ElementTree as ET
 
+from gpudoctor.fixline import sh
 from gpudoctor.report.prometheus import node_status
+
+# (the text report's rule, gpudoctor/report/text.py: an export line only for a name a shell takes as a variable)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def _body(f):
@@ -21,8 +25,13 @@ def _body(f):
         parts.append("expected: %s" % f.expected)
     if f.fix:
         parts.append("fix:\n%s" % f.fix)
+    # a value from the node is one shell word, as in the text report (docs/security.md 62.): a CI page's
+    # `export NCCL_SOCKET_IFNAME=eth0;touch ...;#` ran the node's command when it was copied
     for k, v in sorted(f.exports.items()):
-        parts.append("export %s=%s" % (k, v))
+        if _NAME.match(str(k)):
+            parts.append("export %s=%s" % (k, sh(str(v))))
+        else:
+            parts.append("# not a variable name, not exported: %s" % sh(str(k)))
     return "\n".join(parts)
 
 
