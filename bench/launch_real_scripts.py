@@ -139,7 +139,7 @@ cat > "$HOME/.batch.sh"; bash "$HOME/.batch.sh"
 """
 STUBS = ("torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "python", "python3", "python3.6", "ipython", "module",
          "horovodrun", "composer", "ray", "pip", "nvidia-smi", "nsys", "conda", "apptainer", "singularity",
-         "docker", "enroot", "squeue", "sinfo", "git", "wget", "curl", "huggingface-cli", "ssh", "pdsh", "clear", "colossalai", "dcgmi")
+         "docker", "enroot", "squeue", "sinfo", "git", "wget", "curl", "huggingface-cli", "ssh", "pdsh", "clear", "colossalai", "dcgmi", "tune")
 # per-script arguments and extra environment (what a user would pass)
 ARGS = {
     "alignment_handbook__recipes_launch.slurm": ["--model", "zephyr-7b-beta", "--task", "sft", "--config", "full",
@@ -156,7 +156,25 @@ ARGS = {
     "MiniCPM-V__eval_mm_vlmevalkit_scripts_run_inference.sh": ["MiniCPM-o-2_6", "MMMU_DEV_VAL"],
     "OLMo__scripts_augusta_peteish13-seed-anneal.sh": ["leader", "0", "42"],
     "OLMo__scripts_beaker_peteish_peteish7-anneal.sh": ["leader", "2", "0"],
+    # round 5 (launch24): the READMEs' and the scripts' own usage lines
+    "Pai-Megatron-Patch__examples_llama3_run_pretrain_megatron_llama.sh": (
+        "dsw ../../ 8B 1 8 1e-5 1e-6 128 128 256 bf16 4 1 sel true false false false 100000 "
+        "/mnt/llama3-datasets/wudao_llama3bpe_content_document /mnt/llama3-ckpts/Meta-Llama-3-8B-to-megatron-tp4-pp1 "
+        "100000000 10000 /mnt/output_megatron_llama3").split(),
+    "Pai-Megatron-Patch__examples_deepseek_run_evaluate_megatron_deepseek.sh": (
+        "dsw /workspace/Pai-Megatron-Patch 7B 1 80 80 0 bf16 2 1 sel true true true false "
+        "/mnt/deepseek-datasets/alpaca_data.json /mnt/deepseek-ckpts/Llama-2-7b-hf-to-mg-tp2-pp1/").split(),
+    "GLM__scripts_ds_finetune_superglue.sh": ["config_tasks/model_blocklm_10B.sh", "config_tasks/task_copa.sh"],
+    "GLM__scripts_finetune_blank.sh": ["config_tasks/model_blocklm_large.sh", "config_tasks/seq_blank.sh"],
 }
+# round 5 (launch24): files of the scripts' own repositories that they source or run, fetched into DIR/extra24
+EXTRA24 = {
+    "GLM__config_tasks_%s" % f: "https://github.com/THUDM/GLM/blob/4f61ed7237a3b0187f4d62062429348276a78c84/"
+                                 "config_tasks/%s" % f
+    for f in ("model_blocklm_10B.sh", "task_copa.sh", "model_blocklm_large.sh", "seq_blank.sh")}
+EXTRA24["InternVideo__InternVideo2_multi_modality_torchrun.sh"] = (
+    "https://github.com/OpenGVLab/InternVideo/blob/3965eef16e2dadd0ea6c8d0cc29c8a3039df52e3/"
+    "InternVideo2/multi_modality/torchrun.sh")
 # what the script needs on the machine before bash can reach its launch line: files made in
 # the working directory (the script's own cwd), the environment a user's login gives
 SIX = {"six_ALL_CCFRWORK": "W", "six_CCFRWORK": "W", "six_ALL_CCFRSCRATCH": "W", "six_CCFRSCRATCH": "W"}
@@ -216,6 +234,13 @@ SETUP = {
     "OLMo__scripts_beaker_annealing_launch_annealing_jupiter.sh": dict(files=["scripts/beaker/warm_hf_cache.sh"]),
     "bigscience__experiments_bandwidth_all_reduce_bench-a100-n4.slurm": dict(
         env=SIX, files=["code/tr11-176B-ml/bigscience/train/tr11-176B-ml/start-tr11-176B-ml"]),
+    # round 5 (launch24): what the README's `cd examples/llama3` gives; the files the scripts source or run
+    "Pai-Megatron-Patch__examples_llama3_run_pretrain_megatron_llama.sh": dict(env=dict(CURRENT_DIR="/w/examples/llama3")),
+    **{n: dict(copy=[("extra24/GLM__config_tasks_%s" % f, "config_tasks/%s" % f) for f in fs])
+       for n, fs in (("GLM__scripts_ds_finetune_superglue.sh", ("model_blocklm_10B.sh", "task_copa.sh")),
+                     ("GLM__scripts_finetune_blank.sh", ("model_blocklm_large.sh", "seq_blank.sh")))},
+    "InternVideo__InternVideo2_multi_modality_scripts_pretraining_clip_L14_run.sh": dict(
+        copy=[("extra24/InternVideo__InternVideo2_multi_modality_torchrun.sh", "torchrun.sh")]),
 }
 
 
@@ -409,7 +434,7 @@ def fetch(d):
     import urllib.request
 
     for line in [l for t in ("launch_real_scripts.tsv", "launch_real_scripts22.tsv",
-                                             "launch_real_scripts23.tsv")
+                                             "launch_real_scripts23.tsv", "launch_real_scripts24.tsv")
                  for l in open(os.path.join(BENCH, "data", t))]:
         if line.startswith("#") or not line.strip():
             continue
@@ -417,6 +442,11 @@ def fetch(d):
         raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/").replace("/blob/", "/", 1)
         os.makedirs(os.path.join(d, part), exist_ok=True)
         with urllib.request.urlopen(raw, timeout=30) as r, open(os.path.join(d, part, name), "wb") as f:
+            f.write(r.read())
+    os.makedirs(os.path.join(d, "extra24"), exist_ok=True)
+    for name, url in EXTRA24.items():
+        raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/").replace("/blob/", "/", 1)
+        with urllib.request.urlopen(raw, timeout=30) as r, open(os.path.join(d, "extra24", name), "wb") as f:
             f.write(r.read())
 
 
@@ -439,7 +469,7 @@ def main():
         return
     part, filt = a.part, a.filter
     parts = {"all": ["fix", "measure", "measure2"], "all22": ["fix22", "measure22"],
-             "all23": ["fix23", "measure23"]}.get(part, [part])
+             "all23": ["fix23", "measure23"], "all24": ["fix24", "measure24"]}.get(part, [part])
     out = []
     for pt in parts:
         for name in sorted(os.listdir(os.path.join(HERE, pt))):
