@@ -165,3 +165,33 @@ def test_junits_export_lines_hold_a_node_value_as_one_shell_word(tmp_path, value
     exports = [line for line in text.splitlines() if line.startswith("export ")]
     assert any(line.startswith("export NCCL_SOCKET_IFNAME=") for line in exports), text
     assert _pasted(exports, tmp_path) == []
+
+
+def test_probes_text_report_escapes_what_nodes_said():
+    # 63.: the probe's text report wrote its lines as they were, unlike check's and diff's: an interface name NCCL
+    # printed on a node and an RDMA device name in its facts went into probe.nccl.socket_with_rdma's message raw, so
+    # a node could retitle the terminal, clear it, or set its clipboard (OSC 52) through `gpudoctor probe`.
+    import io
+    import json
+
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from conftest import node_facts
+    from gpudoctor.probe import findings, report
+
+    doc = json.load(open(os.path.join(ROOT, "fixtures", "probe", "h200x2-two-groups-socket.json")))
+    doc["jobs"][0]["nccl"]["connections"] = []  # two machines (as test_probe_units judges it)
+    doc["jobs"][0]["nccl"]["socket_ifs"] = [{"index": 0, "name": "eth0\x1b]0;TITLE\x07", "addr": "192.0.2.2<0>"}]
+    facts = {}
+    for host in ("h200x2-g0", "h200x2-g1"):
+        f = node_facts("h200x2-ubuntu2404-torch211")
+        f["rdma"] = {"status": "ok", "devices": [{"name": "mlx5_0\x1b]52;c;dG91Y2ggL3RtcC9Y\x07\u202e", "ports": [{
+            "port": 1, "state": "ACTIVE", "link_layer": "InfiniBand", "rate_gbps": 200, "gids": []}]}],
+            "dev_infiniband": ["uverbs0"], "gdr_modules_loaded": ["nvidia_peermem"]}
+        facts[host] = f
+    found = findings.evaluate(doc, facts)
+    assert any(f.check == "probe.nccl.socket_with_rdma" for f in found)
+    out = io.StringIO()
+    report.render_text(doc, found, out)
+    text = out.getvalue()
+    assert "mlx5_0" in text and "\\x1b]52" in text  # said, escaped
+    assert all(c.isprintable() for line in text.split("\n") for c in line), repr(text[:2000])

@@ -63,7 +63,13 @@ def _size(n):
 
 
 def render_text(doc, findings, stream, step=None):
-    w = stream.write
+    from gpudoctor.report.text import _printable
+
+    def w(text):
+        # what nodes said (an interface or RDMA device name NCCL printed on a node, a node's facts) is shown with
+        # its control and format characters escaped, as check's and diff's reports show it (docs/security.md 63.)
+        stream.write("\n".join(_printable(line) for line in text.split("\n")))
+
     live = [n for n in doc["nodes"] if n.get("reachable") and not n.get("error_kind")]
     w("gpudoctor probe: mode %s, %d of %d nodes, %.1f s of a %g s budget\n" % (
         doc.get("mode") or "-", len(live), len(doc["nodes"]), doc.get("elapsed_s") or 0, doc.get("budget_s") or 0))
