@@ -4,21 +4,19 @@ collective two ranks called differently, as torch's own analyzer (fr_trace.txt b
 
 import json
 import os
-import subprocess
-import sys
 
 HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "flight_recorder")
 
 
-def explain(folder):
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", os.path.join(HERE, folder)],
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
-    return json.loads(p.stdout)
+def explain(cli, folder):
+    """`gpudoctor explain --json FOLDER` (the CLI in this process: what is tested is the answer, not a process)."""
+    rc, out, err = cli("explain", "--json", os.path.join(HERE, folder))
+    assert rc == 0, err
+    return json.loads(out)
 
 
-def test_a_rank_that_skipped_a_collective_is_named_with_the_collective():
-    d = explain("nccl-h100x2-skip")
+def test_a_rank_that_skipped_a_collective_is_named_with_the_collective(cli):
+    d = explain(cli, "nccl-h100x2-skip")
     assert d["verdict"] == "root_cause" and d["root"] == "flight_recorder.not_arrived"
     fr = d["flight_recorder"]
     assert fr["dumps"] == 2 and fr["ranks"] == [0, 1]
@@ -29,8 +27,8 @@ def test_a_rank_that_skipped_a_collective_is_named_with_the_collective():
     assert "sequence number: 3" in ref and "missing ranks: {1}" in ref
 
 
-def test_two_ranks_calling_different_collectives_is_a_mismatch_naming_both():
-    d = explain("nccl-h100x2-mismatch")
+def test_two_ranks_calling_different_collectives_is_a_mismatch_naming_both(cli):
+    d = explain(cli, "nccl-h100x2-mismatch")
     assert d["verdict"] == "root_cause" and d["root"] == "flight_recorder.mismatch"
     f = d["flight_recorder"]["findings"][0]
     assert f["kind"] == "mismatch" and f["seq"] == 4

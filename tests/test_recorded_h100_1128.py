@@ -4,8 +4,6 @@ prints (the argument and device, the sizes, the class count), and nothing in the
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -13,11 +11,11 @@ HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     "h100-2026-11-28")
 
 
-def explain(name):
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", os.path.join(HERE, name)],
-                       capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr  # explain's 0: an answer (docs/explain.md, exit codes)
-    return json.loads(p.stdout)
+def explain(cli, name):
+    """`gpudoctor explain --json FILE` (the CLI in this process: what is tested is the answer, not a process)."""
+    rc, out, err = cli("explain", "--json", os.path.join(HERE, name))
+    assert rc == 0, err  # explain's 0: an answer (docs/explain.md, exit codes)
+    return json.loads(out)
 
 
 def first_fix(d):
@@ -40,8 +38,8 @@ def first_fix(d):
     ("nll_target_out_of_range_blocking.log", ["cuda.device_assert"], ["labels.max()"]),
     ("embedding_index_past_vocab_blocking.log", ["cuda.device_assert"], ["num_embeddings"]),
 ])
-def test_explain_names_the_fix_of_a_real_operation_error(name, families, wants):
-    d = explain(name)
+def test_explain_names_the_fix_of_a_real_operation_error(cli, name, families, wants):
+    d = explain(cli, name)
     assert d["verdict"] in ("root_cause", "likely_cause")
     assert d["root"] in families, d["root"]
     fix = first_fix(d)
@@ -49,8 +47,8 @@ def test_explain_names_the_fix_of_a_real_operation_error(name, families, wants):
         assert want in fix, (want, fix)
 
 
-def test_the_working_run_has_no_root():
-    d = explain("healthy_small_training_loop.log")
+def test_the_working_run_has_no_root(cli):
+    d = explain(cli, "healthy_small_training_loop.log")
     assert d["verdict"] == "no_error" and d["root"] is None
 
 

@@ -2,10 +2,9 @@
 release's check judges its facts as it did there, and explain names each planted fault of the real NCCL/torch
 logs and nothing in the healthy one."""
 
+import collections
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -13,11 +12,16 @@ HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     "h100x2-2026-11-27")
 
 
-def gd(*args):
-    return subprocess.run([sys.executable, "-m", "gpudoctor", *args], capture_output=True, text=True, timeout=120)
+Run = collections.namedtuple("Run", "returncode stdout stderr")
 
 
-def test_check_facts_of_the_real_host():
+@pytest.fixture
+def gd(cli):
+    """`gpudoctor ARGS`: the CLI in this process (what is tested is the report, not a process)."""
+    return lambda *args: Run(*cli(*args))
+
+
+def test_check_facts_of_the_real_host(gd):
     p = gd("check", "--facts", os.path.join(HERE, "facts.json"), "--json")
     assert p.returncode == 1, p.stderr
     d = json.loads(p.stdout)
@@ -39,14 +43,14 @@ def test_check_facts_of_the_real_host():
     ("planted-port-in-use.log", "rendezvous.address_in_use"),
     ("planted-socket-ifname.log", "nccl.socket_ifname"),
 ])
-def test_explain_names_each_planted_fault(name, root):
+def test_explain_names_each_planted_fault(gd, name, root):
     p = gd("explain", "--json", os.path.join(HERE, name))
     assert p.returncode == 0, p.stderr  # explain's 0: an answer (docs/explain.md, exit codes)
     d = json.loads(p.stdout)
     assert d["verdict"] == "root_cause" and d["root"] == root
 
 
-def test_explain_healthy_accelerate_run_has_no_root():
+def test_explain_healthy_accelerate_run_has_no_root(gd):
     p = gd("explain", "--json", os.path.join(HERE, "healthy-accelerate.log"))
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["verdict"] == "no_error"
