@@ -763,12 +763,34 @@ class Reader:
         return re.sub(MARK + r"(\d+)" + MARK, one, s)
 
     def shown(self, s):
-        """The text with unknowns as the script wrote them, known arguments by their value."""
-        def one(m):
-            u = self.unknowns[int(m.group(1))]
-            return u.fixed if u.given else u.text
-
-        return re.sub(MARK + r"(\d+)" + MARK, one, s)
+        """The text with unknowns as the script wrote them, known arguments by their value.
+        A `$NAME` followed by a character of a name is written `${NAME}`, and a positional
+        parameter past 9 `${10}`: bash reads `$NAME_x` as the variable NAME_x and `$13` as
+        `${1}3` (bash(1), Parameter Expansion: "The braces are required when parameter is a
+        positional parameter with more than one digit, or when parameter is followed by a
+        character which is not to be interpreted as part of its name"; GLM's
+        ds_finetune_superglue.sh `EXPERIMENT_NAME=${EXPERIMENT_NAME}_${DATESTR}` was shown
+        `$EXPERIMENT_NAME_$(date ...)`, Pai-Megatron-Patch's `${13}` as `$13`; launch24)."""
+        parts = re.split(MARK + r"(\d+)" + MARK, s)
+        if len(parts) == 1:
+            return s
+        out, bare = [], []
+        for j, p in enumerate(parts):
+            if j % 2 == 0:
+                out.append(p)
+                continue
+            u = self.unknowns[int(p)]
+            t = u.fixed if u.given else u.text
+            m = None if u.given else re.match(r"^\$([A-Za-z_][A-Za-z0-9_]*|[0-9]+)$", t)
+            if m:
+                bare.append((len(out), m.group(1)))
+            out.append(t)
+        for k, name in bare:
+            after = next((x for x in out[k + 1:] if x), "")
+            nxt = r"[0-9]" if name.isdigit() else r"[A-Za-z0-9_]"
+            if (name.isdigit() and len(name) > 1) or re.match(nxt, after):
+                out[k] = "${%s}" % name
+        return "".join(out)
 
     # -------------------------------------------------------------- variables
     def get(self, name):

@@ -10,6 +10,7 @@ SLURM_JOB_NUM_NODES / SLURM_NNODES nodes)."""
 
 import os
 import re
+import shlex
 
 from gpudoctor.launch.common import count, is_python, refuse
 
@@ -38,6 +39,18 @@ def _opts(opts):
             out[alias[name]] = val
         i += 1
     return out
+
+
+def _shell_script(prog, rest):
+    """The script of `bash X.sh ARGS` / `sh X.sh` / `X.sh ARGS` as srun's program, else None."""
+    if prog in ("bash", "sh", "zsh", "dash"):
+        i = 0
+        while i < len(rest) and re.match(r"^-[A-Za-z]+$", rest[i]) and "c" not in rest[i]:
+            i += 1  # bash -x X.sh; bash -c STRING is read as the task's shell (script.py)
+        if i < len(rest) and not rest[i].startswith("-"):
+            return rest[i]
+        return None
+    return prog if re.search(r"\.(sh|bash)$", prog) else None
 
 
 def read(plan, opts, argv, env):
@@ -103,6 +116,19 @@ def read(plan, opts, argv, env):
         plan.note("%s starts its own worker processes (a launcher gpudoctor does not read): srun's %d task%s "
                   "%s not the world" % (prog, plan.world_max, "" if plan.world_max == 1 else "s",
                                         "is" if plan.world_max == 1 else "are"))
+        plan.world_min = plan.world_max = None
+        plan.nproc_per_node = None
+    shell_script = _shell_script(prog, rest)
+    if shell_script and plan.world_max is not None:
+        # a shell script gpudoctor did not read (it is not on this machine, or it was not found
+        # beside the script): each task runs it, and what it starts is not known here, one
+        # process or a launcher's workers (InternVideo2's `srun -n2 ... bash torchrun.sh
+        # --nnodes=2 --nproc_per_node=8 ...`, whose torchrun.sh runs `torchrun $@`: 16 workers,
+        # not 2; launch24)
+        plan.note("%s runs %s, which is not read here: what it starts (one process, or a launcher's workers) is "
+                  "not known, so neither is the world; plan it where the script is, or `gpudoctor plan %s ARGS`" % (
+                      "srun's one task" if plan.world_max == 1 else "each of srun's %d tasks" % plan.world_max,
+                      shell_script, shlex.quote(shell_script)))
         plan.world_min = plan.world_max = None
         plan.nproc_per_node = None
     if is_python(prog):
