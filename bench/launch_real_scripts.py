@@ -160,7 +160,7 @@ ARGS = {
     "Pai-Megatron-Patch__examples_llama3_run_pretrain_megatron_llama.sh": (
         "dsw ../../ 8B 1 8 1e-5 1e-6 128 128 256 bf16 4 1 sel true false false false 100000 "
         "/mnt/llama3-datasets/wudao_llama3bpe_content_document /mnt/llama3-ckpts/Meta-Llama-3-8B-to-megatron-tp4-pp1 "
-        "100000000 10000 /mnt/output_megatron_llama3").split(),
+        "100000000 10000 output_megatron_llama3").split(),  # relative: bash as nobody cannot mkdir /mnt
     "Pai-Megatron-Patch__examples_deepseek_run_evaluate_megatron_deepseek.sh": (
         "dsw /workspace/Pai-Megatron-Patch 7B 1 80 80 0 bf16 2 1 sel true true true false "
         "/mnt/deepseek-datasets/alpaca_data.json /mnt/deepseek-ckpts/Llama-2-7b-hf-to-mg-tp2-pp1/").split(),
