@@ -195,3 +195,48 @@ def test_probes_text_report_escapes_what_nodes_said():
     text = out.getvalue()
     assert "mlx5_0" in text and "\\x1b]52" in text  # said, escaped
     assert all(c.isprintable() for line in text.split("\n") for c in line), repr(text[:2000])
+
+
+def _probe_socket_doc(ifname, device):
+    import json
+
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from conftest import node_facts
+
+    doc = json.load(open(os.path.join(ROOT, "fixtures", "probe", "h200x2-two-groups-socket.json")))
+    doc["jobs"][0]["nccl"]["connections"] = []  # two machines (as test_probe_units judges it)
+    doc["jobs"][0]["nccl"]["socket_ifs"] = [{"index": 0, "name": ifname, "addr": "192.0.2.2<0>"}]
+    doc["jobs"][0]["transport"] = "NET/Socket over %s" % ifname  # (probe/run.py: nccl_log.describe of the above)
+    facts = {}
+    for host in ("h200x2-g0", "h200x2-g1"):
+        f = node_facts("h200x2-ubuntu2404-torch211")
+        f["rdma"] = {"status": "ok", "devices": [{"name": device, "ports": [{
+            "port": 1, "state": "ACTIVE", "link_layer": "InfiniBand", "rate_gbps": 200, "gids": []}]}],
+            "dev_infiniband": ["uverbs0"], "gdr_modules_loaded": ["nvidia_peermem"]}
+        facts[host] = f
+    return doc, facts
+
+
+@pytest.mark.parametrize("ifname,device", [("eth0;touch${IFS}MARKER;#", "mlx5_0$(touch MARKER)x"),
+                                           ("e`touch MARKER`", "mlx5_0;touch MARKER;#")])
+def test_probes_findings_show_a_nodes_names_as_shell_words(tmp_path, ifname, device):
+    # 64.: probe.nccl.socket_with_rdma named the RDMA devices of the nodes' facts and the interfaces NCCL said it used
+    # bare in its message and observed (its fix lines were quoted): each line of the text report pasted alone ran
+    # the node's command. Now check's rule (27.): a hostile value is one shell word there.
+    import io
+
+    from gpudoctor.probe import findings, report
+
+    doc, facts = _probe_socket_doc(ifname, device)
+    found = findings.evaluate(doc, facts)
+    out = io.StringIO()
+    report.render_text(doc, found, out)
+    lines = [line.strip() for line in out.getvalue().splitlines() if "MARKER" in line]
+    assert any("probe.nccl.socket_with_rdma" in line for line in lines), out.getvalue()
+    assert any(line.startswith("all nodes") for line in lines), out.getvalue()
+    lines = [line.split("fix:", 1)[-1] for line in lines]
+    import re
+
+    # and each clause (31.'s standard: what follows ': ', '; ', ', ' or ' (' pasted alone)
+    lines += [line[m.end():] for line in list(lines) for m in re.finditer(r": |; |, | \(", line)]
+    assert _pasted(lines, tmp_path) == []

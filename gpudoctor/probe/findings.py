@@ -156,7 +156,27 @@ def evaluate(doc, facts=None, ratio=RATIO):
     out += _pairs(doc, facts, ratio)
     out += _nccl(doc, facts, ratio)
     out += _housekeeping(doc)
+    shown = shown_of(doc, facts)
+    for f in out:
+        f.message, f.observed, f.expected = shown(f.message), shown(f.observed), shown(f.expected)
     return out
+
+
+def shown_of(doc, facts):
+    """fixline.Shown for the findings and the report: every hostile value the nodes gave as a name (their facts; the
+    interfaces and devices NCCL said it used) made one shell word where a message, observed, expected or a job's
+    transport line names it, as check's descriptions show a node's values (docs/security.md 27.): an RDMA device or
+    interface name `mlx5_0;touch x;#` stood bare in probe.nccl.socket_with_rdma's message and in the job's
+    `NET/Socket over ...` line (docs/security.md 64.). A node's error text is quoted as said (escaped by the text
+    report, 63.), as explain quotes a log's lines (21.)."""
+    from gpudoctor.fixline import Shown, leaf_strings
+
+    values = [v for f in (facts or {}).values() if isinstance(f, dict) for v in leaf_strings(f)]
+    for job in doc.get("jobs") or []:
+        nccl = job.get("nccl") if isinstance(job, dict) else None
+        if isinstance(nccl, dict):
+            values += leaf_strings([nccl.get(k) for k in ("socket_ifs", "ib_devices", "oob_if")])
+    return Shown(values)
 
 
 def _nodes(doc):

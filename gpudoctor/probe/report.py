@@ -90,11 +90,14 @@ def render_text(doc, findings, stream, step=None):
                                                    ", torch" if n.get("torch") else "",
                                                    "; then failed mid-probe (probe.node.failed below)"
                                                    if n["host"] in later else ""))
+    from gpudoctor.probe.findings import shown_of
+
+    shown = shown_of(doc, {})  # the interface and device names NCCL said on a node, in the transport line (64.)
     for j in doc.get("jobs") or []:
         title = {"node": "one node alone: %s" % j["hosts"][0], "all": "all nodes",
                  "pair": "pair %s" % ",".join(j["hosts"])}[j["scope"]]
         w("\n%s (%d ranks%s)%s\n" % (title, j["world"], ", NCCL %s" % j["nccl_version"] if j.get("nccl_version")
-                                     else "", ": " + j["transport"] if j.get("transport") else ""))
+                                     else "", ": " + shown(j["transport"]) if j.get("transport") else ""))
         if j.get("error"):
             w("  FAILED %s: %s\n" % (j["error_kind"], j["error"]))
         if j["scope"] == "pair":
