@@ -442,6 +442,15 @@ def analyze(scan, kb, assume_error=False):
     from gpudoctor.explain import clidocs as _clidocs
 
     _clidocs.fill(scan, findings)  # the man page's constraint of the option a tool refused (clidocs.py)
+    from gpudoctor.explain import choices as _choices
+
+    _choices.fill(scan, findings)  # the listed value closest to the one the message refused, as the edit (choices.py)
+    from gpudoctor.explain import outdir as _outdir
+
+    _outdir.fill(scan, findings)  # a file written into a folder that does not exist: the folder to make (outdir.py)
+    from gpudoctor.explain import oldrelease as _oldrelease
+
+    _oldrelease.fill(scan, findings)  # later NCCL releases that fixed failures of the root's kind (oldrelease.py)
     findings = _gpuhw.fold(findings)  # one root per GPU: the same GPU's other hardware lines are its notes
     late = late_rank(scan) if findings else None
     f = next((f for f in findings if any(t in f["id"] for t in ("timeout", "watchdog"))), None)
