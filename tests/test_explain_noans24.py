@@ -217,3 +217,26 @@ def test_a_level_line_without_a_known_programs_command_is_left(kb):
     # the same line after enroot's command is enroot's
     r = _res("$ enroot create --name pyt nvidia+pytorch.sqsh\n[ERROR] something went wrong\n", kb)
     assert r["root"] == "enroot.error" and r["verdict"] == "likely_cause"
+
+
+def test_a_debugger_refused_attach_names_yama(kb):
+    # gdb's perror_with_name ("ptrace"): 'ptrace: Operation not permitted.' (gdb -p on a hung rank)
+    r = _res("$ gdb -p 4242\nptrace: Operation not permitted.\n", kb)
+    c = _first(r)
+    assert r["verdict"] == "likely_cause" and c["text"].startswith("One step deeper") and "ptrace_scope" in c["text"]
+    assert any("SYS_PTRACE" in x for x in c["fix"])
+
+
+def test_kubectl_logs_of_an_operator_pod_names_its_family(kb):
+    # the container toolkit's logrus lines (level=fatal msg=...) read with `kubectl logs` of the operator's DaemonSet pod
+    r = _res("$ kubectl logs -n gpu-operator nvidia-container-toolkit-daemonset-7xq2m -c nvidia-container-toolkit-ctr\n"
+             "time=\"2026-01-21T12:32:09Z\" level=info msg=\"Starting nvidia-toolkit\"\n"
+             "time=\"2026-01-21T12:32:09Z\" level=fatal msg=\"Error: unable to load config: unsupported config "
+             "version: 3\"\n", kb)
+    assert r["verdict"] == "likely_cause" and r["root"] == "k8s.gpu_operator"
+
+
+def test_lines_after_a_launchers_command_are_not_the_launchers(kb):
+    r = _res("$ srun -N2 python train.py\ntime=\"2026-01-21T12:32:09Z\" level=error msg=\"whatever failed\"\n", kb)
+    assert r["root"] != "slurm.error"
+    assert "srun" in progline.LAUNCHERS and "enroot" not in progline.LAUNCHERS

@@ -97,6 +97,34 @@ RULES = [
         ],
     },
     {
+        "id": "deeper.ptrace_attach",
+        "layer": "the kernel's ptrace access check (Yama LSM, capabilities)",
+        # gdb's perror_with_name ("ptrace") 'ptrace: Operation not permitted.', strace's 'attach: ptrace(PTRACE_SEIZE,
+        # <pid>): Operation not permitted' (a debugger attached to a hung rank: py-spy, gdb -p, strace -p)
+        "consequence": r"\bptrace(?:\(PTRACE_[A-Z]{3,12}[^\n)]{0,40}\))?: Operation not permitted",
+        "needles": ["ptrace"],
+        "found": "a debugger or tracer (gdb -p, strace -p, py-spy) could not attach to a running process: ptrace() "
+                 "returned EPERM",
+        "cause": "Attaching is a ptrace access mode PTRACE_MODE_ATTACH check, and the kernel denied it: Yama's "
+                 "/proc/sys/kernel/yama/ptrace_scope is 1 or more (1, the default on Ubuntu and many kernels, lets a "
+                 "process attach only to its own descendants, and the hung rank is not the debugger's child), or "
+                 "the process runs in a container without CAP_SYS_PTRACE.",
+        "confirm": ["cat /proc/sys/kernel/yama/ptrace_scope   (0 allows attaching to the same user's processes)",
+                    "in the container: grep CapEff /proc/self/status; capsh --decode=<CapEff> | grep sys_ptrace"],
+        "fix": ["attach as root (sudo py-spy dump --pid <pid>; sudo gdb -p <pid>), or on the host: sysctl -w "
+                "kernel.yama.ptrace_scope=0",
+                "in a container: docker run --cap-add=SYS_PTRACE (Kubernetes: securityContext.capabilities.add: "
+                "[\"SYS_PTRACE\"])"],
+        "shown": r"ptrace_scope\b[^\n]{0,40}?(?:[=:]\s{0,3}|\s)[123]\b|--cap-drop[= ](?:ALL|SYS_PTRACE)",
+        "quotes": [
+            ("ptrace(2)", "When performing an operation that requires a PTRACE_MODE_ATTACH check, the calling "
+                          "process must either have the CAP_SYS_PTRACE capability in the user namespace of the "
+                          "target process or it must have a predefined relationship with the target process."),
+            ("ptrace(2)", "By default, the predefined relationship is that the target process must be a descendant "
+                          "of the caller."),
+        ],
+    },
+    {
         "id": "deeper.job_ended_under_steps",
         "layer": "the Slurm job that holds the step (its batch script or salloc's command)",
         "consequence": r"Job credential revoked|Job/step already completing or completed",
@@ -117,8 +145,11 @@ RULES = [
         "absent_shown": r"^[ \t]{0,8}wait(?:[ \t][^\n]{0,200})?(?:\n|$)",
         # (slurmstepd's '*** JOB <id> ON <node> CANCELLED AT <time> [DUE TO ...] ***' is the job's own end - scancel, a
         # limit; a step the job's end took with it is '*** STEP <id>.<n> ... CANCELLED ...', src/slurmd/slurmstepd/req.c)
-        "other": r"DUE TO (?:TIME LIMIT|PREEMPTION|NODE FAILURE)|\*\*\* JOB \d{1,12} ON [^\n]{1,100}? CANCELLED AT|"
-                 r"Exceeded job memory limit|oom[-_]kill",
+        # (srun's own allocation that ended before it ran - 'Job has been cancelled', 'Unable to allocate resources:
+        # Job/step already completing' under --deadline - is no step of a batch script)
+        "other": r"DUE TO (?:TIME LIMIT|PREEMPTION|NODE FAILURE|DEADLINE)|\*\*\* JOB \d{1,12} ON [^\n]{1,100}? "
+                 r"CANCELLED AT|Exceeded job memory limit|oom[-_]kill|Job has been cancelled|Unable to allocate "
+                 r"resources",
         "quotes": [
             ("salloc(1)", "when the user specified command is complete, salloc relinquishes the job allocation."),
             ("srun(1)", "The following script runs two job steps in parallel within an allocated set of nodes."),

@@ -13,8 +13,9 @@ The forms read, each a program's own way of saying it failed:
   the line's start or after a blank or a bracket, when the message holds a failure word (error, failed, denied, ...)
   and is no warning of the program's;
 - a level word at the line's start - `[ERROR] ` (enroot's common::err), `-E- ` (NVIDIA's firmware tools), `ERROR: `
-  / `FATAL: ` / `Error: ` - after a command line of a known program (`$ enroot import ...`, `# flint -d ... q`, or
-  the command alone on its line) within the 40 lines before it;
+  / `FATAL: ` / `Error: `, logrus' `level=error` - or any line the scan counts as an error, after a command line of a
+  known program that is no launcher (`$ enroot import ...`, `# flint -d ... q`, or the command alone on its line) or
+  after `kubectl logs` of a known pod, within the 40 lines before it;
 - the kernel's device messages (dev_printk: `<driver> <bus id>: <message>`) of the GPU and RDMA drivers, with a
   failure word;
 - a `kubectl get pods` row of a known pod whose status is a failure (CrashLoopBackOff, Error, ImagePullBackOff, an
@@ -30,6 +31,10 @@ import re
 from gpudoctor.explain.text import clip as _clip, strip_prefix
 
 CMD_WINDOW = 40  # lines after a program's command line whose level-form lines are that program's
+# programs whose command runs another program (a launcher, a remote shell, a container engine): the lines after their
+# command line are that other program's, and only their own prefixed lines are theirs
+LAUNCHERS = frozenset(("srun", "salloc", "sbatch", "sattach", "mpirun", "mpiexec", "orterun", "oshrun", "shmemrun",
+                       "pdsh", "ssh", "slogin", "docker", "podman", "apptainer", "singularity", "runc", "containerd"))
 MAX_HITS = 64
 
 
@@ -80,12 +85,16 @@ def _patterns():
         "_struct_pl_cmd": [r"(?:^[ \t]{0,8}|[$#>%%][ \t]{1,4}|\bsudo[ \t]{1,4})(?:\S{1,200}/)?(?P<prog>(?-i:%s))"
                            r"(?:[ \t][^\n]{0,300})?(?:\n|$)" % p],
         # a level word at the line's start: [ERROR] (enroot), -E- (MFT), ERROR: / FATAL: / Error:
-        # (needles given: '-E-' is shorter than a derived needle may be)
+        # (needles given: '-E-' is shorter than a derived needle may be); logrus' key=value form (level=error msg=...)
         "_struct_pl_level": [(r"^[ \t]{0,8}(?P<lvl>\[(?:ERROR|FATAL)\]|-E-|(?:ERROR|FATAL|Error):)[ \t]{1,4}"
-                              r"(?P<msg>[^\n]{3,400})", ("[error]", "[fatal]", "-e-", "error:", "fatal:"))],
+                              r"(?P<msg>[^\n]{3,400})", ("[error]", "[fatal]", "-e-", "error:", "fatal:")),
+                             r"\b(?P<lvl>level=(?:error|fatal))[ \t](?P<msg>[^\n]{3,400})"],
         # the kernel's dev_printk: '<driver> <bus id>: <message>' (drivers/base/core.c)
         "_struct_pl_dev": [r"(?:^|[\]:][ \t]{0,4})(?P<drv>(?-i:%s)) (?P<bus>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]):"
                            r"[ \t]{1,4}(?P<msg>[^\n]{3,400})" % _alt(drivers)] if drivers else [],
+        # kubectl logs [-n ns] <pod> [-c container]: the lines after it are that pod's program's
+        "_struct_pl_klogs": [r"\bkubectl\b[^\n]{0,200}?[ \t]logs[ \t][^\n]{0,200}?(?:^|[ \t/])(?P<pod>(?-i:%s)"
+                             r"(?:-[a-z0-9]{1,20}){0,4})\b" % _alt(pods)] if pods else [],
         # kubectl get pods [-A]: [NAMESPACE] NAME READY STATUS RESTARTS [(ago)] AGE
         "_struct_pl_pod": [r"^[ \t]{0,8}(?:[a-z0-9][\w.-]{0,62}[ \t]{1,20})?(?P<pod>(?-i:%s)(?:-[a-z0-9]{1,20}){0,4})"
                            r"[ \t]{1,20}(?P<ready>\d{1,3})/(?P<want>\d{1,3})[ \t]{1,20}(?P<st>[\w:/-]{2,60})[ \t]{1,20}"
@@ -148,12 +157,24 @@ def candidates(scan):
         why = _pod_failed(g) if key else None
         if why:
             out.append((h.line, "pod", key, h, "the pod %s: %s" % (pod, why)))
-    cmds = [(h.line, (h.groups or {}).get("prog")) for h in scan.matches.get("_struct_pl_cmd", [])[:MAX_HITS]]
-    for h in scan.matches.get("_struct_pl_level", [])[:MAX_HITS]:
-        prog = next((p for n, p in reversed(cmds) if n < h.line <= n + CMD_WINDOW and p in progs), None)
-        if prog:
-            out.append((h.line, "prog", prog, h, "a %s line after the %s command" % (
-                (h.groups or {}).get("lvl"), prog)))
+    cmds = [(h.line, "prog", (h.groups or {}).get("prog")) for h in scan.matches.get("_struct_pl_cmd", [])[:MAX_HITS]
+            if (h.groups or {}).get("prog") in progs and (h.groups or {}).get("prog") not in LAUNCHERS]
+    for h in scan.matches.get("_struct_pl_klogs", [])[:MAX_HITS]:
+        pod = (h.groups or {}).get("pod") or ""
+        key = next((k for k in sorted(pods, key=len, reverse=True) if pod == k or pod.startswith(k + "-")), None)
+        if key:
+            cmds.append((h.line, "pod", key))
+    cmds.sort()
+    # a level-form line, or any line the scan counts as an error, after a known program's command (or `kubectl logs`
+    # of a known pod) is that program's
+    lines = [(h, "a %s line" % (h.groups or {}).get("lvl")) for h in scan.matches.get("_struct_pl_level", [])[:MAX_HITS]]
+    lines += [(h, "an error line") for h in scan.errors[:MAX_HITS]]
+    for h, form in lines:
+        got = next(((kind, p) for n, kind, p in reversed(cmds) if n < h.line <= n + CMD_WINDOW), None)
+        if got:
+            kind, name = got
+            out.append((h.line, kind, name, h, "%s after %s" % (
+                form, "the %s command" % name if kind == "prog" else "`kubectl logs` of the %s pod" % name)))
     return sorted(out, key=lambda x: x[0])
 
 
@@ -167,7 +188,7 @@ def finding(scan, kb, structural_finding):
             continue
         f = structural_finding(kb.by_id[row["family"]], h, why, scan)
         what = {"prog": "the program %s" % name, "driver": "the kernel driver %s" % name,
-                "pod": "the pod %s (its name starts with %s's)" % ((h.groups or {}).get("pod"), name)}[kind]
+                "pod": "the pod %s (its name starts with %s's)" % ((h.groups or {}).get("pod") or name + "-...", name)}[kind]
         f["notes"].append("Printed by %s, which no message table of explain reads: the family is what the program "
                           "is (%s), not what this message means (%s). Its own diagnostics tell why: %s." % (
                               what, row["source"], _clip(strip_prefix(h.text.strip())[0], 160), row["next"]))
