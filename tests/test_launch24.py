@@ -254,3 +254,29 @@ def test_srun_world_by_its_program(tmp_path, line, world):
     p = write(tmp_path, "s.sh", line + "\n")
     (la,) = read_script(str(p), [], environ={}).launches
     assert la.plan.world_size() == world
+
+
+# script23's leftover (found in the mutation round of session 23, docs/mutation.md): a process substitution
+# `<(list)` / `>(list)` was read as a redirection followed by the list's words as the command's own, so
+# `exec 3< <(echo hi) torchrun a.py` planned no a.py (its words were 'hi torchrun a.py') and b.py after it, and
+# `--f <(echo a)` passed `a` where bash passes /dev/fd/63 (bash(1) Process Substitution)
+@pytest.mark.parametrize("text,n", [
+    ("exec 3< <(echo hi) torchrun --nproc_per_node 2 a.py\ntorchrun --nproc_per_node 2 b.py\n", 1),
+    ("torchrun --nproc_per_node 2 c.py --f <(echo a) --g >(cat) --h=<(printf '%s' ')') z\n", 1),
+    ("while read l; do :; done < <(printf 'x\\n')\ntorchrun --nproc_per_node 2 d.py --x <(sort <(echo b)) y\n", 1),
+    ("exec > >(tee -a log) 2>&1\ntorchrun --nproc_per_node 2 e.py\n", 1),
+    ("torchrun --nproc_per_node 2 f.py \"<(q)\" x\\<\\(y\\) '>(z)'\n", 1),  # quoted: no substitution
+])
+def test_a_process_substitution_is_one_word_bash_passes_as_a_path(tmp_path, text, n):
+    p = write(tmp_path, "p.sh", text)
+    las = read_script(str(p), [], environ={}).launches
+    real = [r for r in bash_argv(tmp_path, p) if r[0] == "torchrun"]
+    assert len(las) == len(real) == n
+    for la, r in zip(las, real):
+        assert len(la.argv) == len(r)
+        for w, b in zip(la.argv, r):
+            if "\x00" in w:  # unknown: the path bash gave the pipe
+                assert b.startswith("/dev/fd/") or "/dev/fd/" in b, b
+                assert any(u.why.startswith("a pipe") for u in la.unknown)
+            else:
+                assert w == b

@@ -44,7 +44,7 @@ MAX_EXPANDED = 16 << 20
 MAX_WRITTEN = 32  # files a script writes that are kept (hostfiles), each at most MAX_VALUE characters
 SSH_VALUE = set("BbcDEeFIiJLlmOopQRSWw")  # ssh(1) SYNOPSIS: the options that take a value
 PDSH_VALUE = set("wxgXltufRe")  # pdsh(1): -w hosts, -x, -g, -X, -l user, -t, -u, -f, -R, -e
-_PLAIN = re.compile(r"[^\\'\"$`~]+")
+_PLAIN = re.compile(r"[^\\'\"$`~<>]+")
 _PLAIN_DQ = re.compile(r"[^\\$`]+")
 MARK = "\x00"
 NAME = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -537,6 +537,16 @@ def lex(s):
             j = s.find("\n", i)
             i = n if j < 0 else j
             continue
+        if c in "<>" and s[i + 1:i + 2] == "(":
+            # a process substitution, <(list) or >(list), anywhere in a word: one word, bash passes /dev/fd/N for it
+            # (bash(1) Process Substitution; `echo a=<(true)` prints a=/dev/fd/63). It was read as a redirection
+            # and the list's words as the command's: `exec 3< <(echo hi) torchrun a.py` planned `hi torchrun a.py`
+            # (script23's leftover), `--f <(echo a)` passed `a`
+            j = _skip_balanced(s, i + 1, "(", ")")
+            word = [] if word is None else word
+            word.append(s[i:j])
+            i = j
+            continue
         if c in ";&|()<>" and not (c in "<>" and word is not None and False):
             if c in "<>" or (c == "&" and s[i + 1:i + 2] == ">"):
                 # a redirection: its target word is not an argument
@@ -951,6 +961,14 @@ class Reader:
                         emit(item, False)
                 else:
                     emit(text, False)
+            elif c in "<>" and raw[i + 1:i + 2] == "(":  # a process substitution (lex): a path at run time
+                j = _skip_balanced(raw, i + 1, "(", ")")
+                text = raw[i:j] if j - i <= 80 and raw[i:j].isprintable() else excerpt(raw[i:j], 80)
+                add(self.unknown(text, "a pipe from a command at run time (bash passes "
+                                 "/dev/fd/N)" if c == "<" else "a pipe to a command at run time (bash passes "
+                                 "/dev/fd/N)"))
+                has = True
+                i = j
             elif c == "~" and i == 0 and (n == 1 or raw[1] == "/"):
                 add(os.path.expanduser("~"))
                 has = True
