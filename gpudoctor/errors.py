@@ -336,6 +336,19 @@ def _crash_dirs():
         yield os.path.join(home, ".local", "state", "gpudoctor")
 
 
+def _no_secrets(text):
+    """``text`` (a crash's report) with explain's redaction applied to each line (explain/redact.py: the value after a
+    credential's name, a token's shape, a URL's password), or None where that fails. The report says to attach the
+    file to a bug report, and it held the command line as typed (`plan --launch 'HF_TOKEN=hf_... torchrun ...'`,
+    `--db-password X`) and exception messages that quote the input (docs/security.md 65.)."""
+    try:
+        from gpudoctor.explain.redact import redact
+
+        return "\n".join(redact(line) for line in text.split("\n"))
+    except Exception:
+        return None
+
+
 def save_crash(stage, text):
     """Write `text` (a traceback) to a new file only we can read; return its path, or None.
 
@@ -348,7 +361,12 @@ def save_crash(stage, text):
 
     name = "crash-%s-%s-%d-" % (re.sub(r"[^a-z0-9_-]", "_", stage.lower())[:40],
                                 time.strftime("%Y%m%dT%H%M%S"), os.getpid())
-    data = text.encode("utf-8", "replace")
+    clean = _no_secrets(text)
+    if clean is None:  # (the redaction itself failed: the report's frames only, no message and no argument)
+        clean = "gpudoctor %s: internal error in %s (the messages and arguments were not saved: they could not be " \
+                "checked for secrets)\n%s" % (_version(), stage, "\n".join(
+                    line for line in text.split("\n") if line.startswith("  File ")))
+    data = clean.encode("utf-8", "replace")
     for folder in _crash_dirs():
         try:
             os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -392,12 +410,17 @@ def internal_error(stage, exc, note=""):
     import sys
     import traceback
 
-    text = "gpudoctor %s: internal error in %s\nargv: %r\n\n%s" % (
-        _version(), stage, sys.argv, "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    import shlex
+
+    # (the command line as a shell reads it, so that '--db-password X' is one name and its value to redact)
+    text = "gpudoctor %s: internal error in %s\nargv: %s\n\n%s" % (
+        _version(), stage, " ".join(shlex.quote(str(a)) for a in sys.argv),
+        "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
     path = save_crash(stage, text)
     where = _where(exc.__traceback__)
+    said = excerpt(exc, 160)
     print("gpudoctor: internal error in %s%s: %s: %s%s; %s (a gpudoctor bug: please report it with that file)" % (
-        stage, " (%s)" % where if where else "", type(exc).__name__, excerpt(exc, 160), note,
+        stage, " (%s)" % where if where else "", type(exc).__name__, _no_secrets(said) or "(not shown)", note,
         "traceback saved to %s" % path if path else "the traceback could not be saved"), file=sys.stderr)
     return EXIT_INTERNAL
 

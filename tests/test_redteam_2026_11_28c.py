@@ -240,3 +240,32 @@ def test_probes_findings_show_a_nodes_names_as_shell_words(tmp_path, ifname, dev
     # and each clause (31.'s standard: what follows ': ', '; ', ', ' or ' (' pasted alone)
     lines += [line[m.end():] for line in list(lines) for m in re.finditer(r": |; |, | \(", line)]
     assert _pasted(lines, tmp_path) == []
+
+
+_CRASH = r"""
+import sys
+import gpudoctor.launch as L
+def broken(*a, **k):  # stands for any bug in a stage, as tests/test_hostile.py's CRASH
+    raise RuntimeError("bad line: export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY")
+L.build_plan = broken
+from gpudoctor.cli import main
+sys.exit(main())
+"""
+
+
+def test_a_crash_file_keeps_no_secret_of_the_command_line_or_the_message(tmp_path):
+    # 65.: gpudoctor's own failure saves argv (as Python's repr) and the traceback to a file the stderr line asks the
+    # user to attach to a bug report: a token in --launch, a --db-password value and a secret the exception quoted
+    # from the input were all in it (and the message on stderr).
+    state = tmp_path / "state"
+    env = dict(os.environ, XDG_STATE_HOME=str(state), PYTHONPATH=ROOT)
+    rc, out, err = _run([sys.executable, "-P", "-c", _CRASH, "plan", "--launch",
+                         "HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456 torchrun --nnodes 1 x.py --db-password "
+                         "hunter2xx"], tmp_path, env=env)
+    assert rc == 3, err
+    saved = list((state / "gpudoctor").iterdir())
+    assert len(saved) == 1
+    text = saved[0].read_text() + err
+    assert "Traceback" in text and "plan.py" in text and "--db-password" in text  # still a report of the bug
+    for secret in ("hf_AbCdEf", "hunter2xx", "wJalrXUtnFEMI", "EXAMPLEKEY"):
+        assert secret not in text, secret
