@@ -192,3 +192,19 @@ def test_permission_denied_alone_keeps_the_missing_key_first(kb):
     root = _root(kb, "user@node2: Permission denied (publickey).\n")
     assert root["causes"][0]["text"].startswith("No key pair exists")
     assert not any(c["evidence"] for c in root["causes"][1:])
+
+
+def test_passphrase_key_without_agent_under_pdsh(kb):
+    # P33's real text: pdsh's 'Permission denied (publickey)', then ssh-keygen's 'incorrect passphrase supplied to
+    # decrypt private key' and ssh-add's 'Could not open a connection to your authentication agent'
+    root = _root(kb, seen_case("2026-11-27p33", "p33-ssh_key_passphrase_noninteractive"))
+    assert root["id"] == "ssh.pdsh"
+    c = [c for c in root["causes"] if "passphrase" in c["text"]]
+    assert c and c[0]["evidence"] and "ssh-add" in " ".join(c[0]["fix"])
+
+
+def test_nsswitch_without_files_is_among_the_hostname_causes(kb):
+    # P33's real text: node1 is in /etc/hosts, nsswitch.conf says 'hosts: dns'
+    root = _root(kb, seen_case("2026-11-27p33", "p33-nsswitch_hosts_without_files"))
+    assert root["id"] == "rendezvous.hostname"
+    assert "hosts: files dns" in " ".join(_fixes(root))
