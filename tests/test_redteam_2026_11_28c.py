@@ -269,3 +269,37 @@ def test_a_crash_file_keeps_no_secret_of_the_command_line_or_the_message(tmp_pat
     assert "Traceback" in text and "plan.py" in text and "--db-password" in text  # still a report of the bug
     for secret in ("hf_AbCdEf", "hunter2xx", "wJalrXUtnFEMI", "EXAMPLEKEY"):
         assert secret not in text, secret
+
+
+_SECRET_PATHS = """#!/bin/bash
+source ./env.sh
+A=$(dirname "$DB_PASSWORD")
+B=$(basename "$DB_PASSWORD" .txt)
+D=$(realpath -m "$API_KEY/..")
+F=$(basename $(dirname $API_KEY))
+cd "$SECRET_DIR/.."
+H=$(pwd)
+G=$(dirname "$DATA_DIR")
+torchrun --nnodes 2 --nproc-per-node 8 --rdzv-endpoint h1:29500 train.py --a "$A" --b "$B" --dd "$D" --f "$F" \\
+    --h "$H" --g "$G"
+"""
+
+
+def test_plan_prints_no_part_of_a_secret_through_dirname_basename_realpath_or_cd(tmp_path):
+    # 66.: script23 reads $(dirname W), $(basename W), $(realpath W), $(cd W && pwd) and `cd W` as bash computes them;
+    # of a secret-looking value each printed a part of it, which _redact (whole values only) left: the password's
+    # folder and file name, the key's parent folder (36.'s rule for ${X:offset}, not applied to these readers).
+    (tmp_path / "Hh5SecretDirPart" / "inner").mkdir(parents=True)
+    (tmp_path / "env.sh").write_text("DB_PASSWORD=Zx9SuperSecretValue/Qq8tail.txt\nAPI_KEY=/opt/Kq7zzSecretPart/x\n"
+                                     "SECRET_DIR=%s/Hh5SecretDirPart/inner\nDATA_DIR=/data/plainset/train\n" % tmp_path)
+    (tmp_path / "run.sh").write_text(_SECRET_PATHS)
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    said = ""
+    for extra in ([], ["--json"]):
+        rc, out, err = _run([sys.executable, "-P", "-m", "gpudoctor", "plan", "run.sh"] + extra, tmp_path, env=env)
+        assert rc in (0, 1), err[-2000:]
+        said += out + err
+    for part in ("Zx9SuperSecretValue", "Qq8tail", "Kq7zzSecretPart", "Hh5SecretDirPart", str(tmp_path) + " "):
+        assert part not in said, part
+    assert "/data/plainset" in said  # a plain value's dirname is still computed
+    assert "a part of a secret-looking value (not shown)" in said

@@ -1471,9 +1471,35 @@ class Reader:
         if c == "pwd":
             return self.cwd if self.cwd is not None else os.getcwd()
         known = self._path_subst(cmd)
+        if known is not None and self._of_a_secret(cmd):
+            # dirname / basename / realpath of a secret-looking value print a part of it, which _redact (whole values
+            # only) left: `$(dirname "$DB_PASSWORD")` (docs/security.md 66., as 36. for ${X:offset})
+            return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "a part of a secret-looking value (not shown)")
         if known is not None:
             return known
         return self.unknown("$(%s)" % excerpt(c, 80)[1:-1], "the output of a command at run time")
+
+    def _of_a_secret(self, cmd):
+        """Whether the command ``cmd`` names a variable whose value holds a secret-looking value, or the text holds
+        one itself (its words are not expanded again: ${X:=v} and $((i++)) act once)."""
+        if self._holds_secret(cmd):
+            return True
+        for name in set(re.findall(r"\$\{?[#!]?(" + NAME + ")", cmd)):
+            value = self.vars.get(name)
+            if isinstance(value, list):
+                value = " ".join(v for v in value if isinstance(v, str))
+            if isinstance(value, str) and value and (_secret(name, value) or self._holds_secret(value)):
+                return True
+        return False
+
+    def _holds_secret(self, text):
+        """Whether ``text`` holds a secret-looking value (one a secret-looking name was given, or of a credential's
+        shape: _secret)."""
+        if credential_shape(text):
+            return True
+        return any(h in text for h in self.secrets) or any(
+            v in text for n, v in list(self.vars.items())[:4096]
+            if isinstance(v, str) and v and MARK not in v and _secret(n, v))
 
     def _inner_doc(self, doc):
         """$(cat <<EOF ... EOF): the here-document's text (bash(1) Here Documents: expanded unless its delimiter is
@@ -2356,7 +2382,11 @@ class Reader:
             # goes to $OLDPWD (bash(1)), not home: not followed
             dirs = [f for w in words[1:] if w == "-" or not w.startswith("-") for f in self.expand(w)][:1]
             target = (dirs[0] if dirs[0] == "-" else self.resolve(dirs[0])) if dirs else os.path.expanduser("~")
-            if MARK in target or self.cond or target == "-":
+            if dirs and dirs[0] != "-" and self._holds_secret(dirs[0]):
+                # (cd "$API_KEY/.." then $(pwd): a part of the value; docs/security.md 66.)
+                self.cwd = self.unknown("$(pwd)", "the directory the script changed to at line %d (a path made "
+                                        "from a secret-looking value, not shown)" % self.line)
+            elif MARK in target or self.cond or target == "-":
                 self.cwd = self.unknown("$(pwd)", "the directory the script changed to at line %d (cd %s)" % (
                     self.line, excerpt(self.shown(dirs[0] if dirs else "~"), 60)))
             else:
