@@ -1497,9 +1497,10 @@ class Reader:
         shape: _secret)."""
         if credential_shape(text):
             return True
+        # (values of 6 characters and more, as self.secrets: `USE_AUTH=1` is in every path with a 1)
         return any(h in text for h in self.secrets) or any(
             v in text for n, v in list(self.vars.items())[:4096]
-            if isinstance(v, str) and v and MARK not in v and _secret(n, v))
+            if isinstance(v, str) and len(v) >= 6 and MARK not in v and _secret(n, v))
 
     def _inner_doc(self, doc):
         """$(cat <<EOF ... EOF): the here-document's text (bash(1) Here Documents: expanded unless its delimiter is
