@@ -673,14 +673,24 @@ ReturnToService=1
 SlurmdTimeout=%(slurmd_timeout)d
 MessageTimeout=%(message_timeout)d
 TCPTimeout=%(tcp_timeout)d
-%(hooks)s%(nodes)sPartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+%(sched)s%(hooks)s%(nodes)sPartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 PartitionName=shared Nodes=ALL OverSubscribe=FORCE:4 MaxTime=INFINITE State=UP
 PartitionName=whole Nodes=ALL OverSubscribe=EXCLUSIVE MaxTime=INFINITE State=UP
 PartitionName=front Nodes=sn[1-2] MaxTime=INFINITE State=UP Hidden=YES
 """ % {"tag": self.tag, "host": self.host, "gw": self.gateway, "port": _free_port(), "dport": _free_port(), "d": d,
        # PrologFlags=Alloc only while a test enables the prolog (_prolog_at_allocation)
-       "hooks": ("Prolog=%(d)s/prolog\nSchedulerParameters=nohold_on_prolog_fail\n"
-                 "HealthCheckProgram=%(d)s/hc\nHealthCheckInterval=1\n" % {"d": d}) if self.hooks else "",
+       "hooks": ("Prolog=%(d)s/prolog\nHealthCheckProgram=%(d)s/hc\nHealthCheckInterval=1\n" % {"d": d})
+                if self.hooks else "",
+       # bf_interval=1 on the suite's small cluster: a heterogeneous job is started by the backfill
+       # scheduler only ("Heterogeneous jobs are only scheduled by the backfill scheduler plugin",
+       # https://slurm.schedmd.com/heterogeneous_jobs.html, "Limitations"), which runs every bf_interval
+       # seconds, 30 by default (slurm.conf(5), SchedulerParameters); its nodes also stayed
+       # IDLE+PLANNED until the next pass after the job. Measured here: `salloc -N1 : -N2` 30.0 s ->
+       # 0.9 s, its nodes IDLE again 30 s -> 0.9 s after (test_slurm23's heterogeneous tests).
+       # nohold_on_prolog_fail where the hooks are on (the prolog tests).
+       "sched": "SchedulerParameters=%s\n" % ",".join(
+           w for w, on in (("bf_interval=1", self.n <= 16), ("nohold_on_prolog_fail", self.hooks)) if on)
+                if self.n <= 16 or self.hooks else "",
        # the suite's four nodes answer at once; hundreds of slurmd on two shared cores need
        # Slurm's defaults (slurm.conf(5): SlurmdTimeout 300, MessageTimeout 10)
        "slurmd_timeout": 10 if self.n <= 16 else 300, "message_timeout": 5 if self.n <= 16 else 10 if self.n <= 200 else 60,
