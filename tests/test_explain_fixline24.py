@@ -208,3 +208,19 @@ def test_nsswitch_without_files_is_among_the_hostname_causes(kb):
     root = _root(kb, seen_case("2026-11-27p33", "p33-nsswitch_hosts_without_files"))
     assert root["id"] == "rendezvous.hostname"
     assert "hosts: files dns" in " ".join(_fixes(root))
+
+
+def test_privileged_port_bind_is_the_first_cause(kb):
+    # P25's real text: c10d's 'The server socket has failed to bind. port: 443, useIpv6: 0, code: -13, name: EACCES,
+    # message: permission denied' under torchrun --master-port=443
+    root = _root(kb, seen_case("2026-11-27p25", "p25-torchrun_privileged_port_nonroot"))
+    c0 = root["causes"][0]
+    assert "privileged" in c0["text"] and "--master-port=29500" in c0["fix"][0] and c0["evidence"]
+
+
+def test_address_in_use_keeps_the_other_process_first(kb):
+    text = ("torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+            "port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use\n")
+    root = _root(kb, text)
+    assert root["id"] == "rendezvous.address_in_use"
+    assert not root["causes"][0]["text"].startswith("The port is a privileged one")
