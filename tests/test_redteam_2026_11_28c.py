@@ -303,3 +303,28 @@ def test_plan_prints_no_part_of_a_secret_through_dirname_basename_realpath_or_cd
         assert part not in said, part
     assert "/data/plainset" in said  # a plain value's dirname is still computed
     assert "a part of a secret-looking value (not shown)" in said
+
+
+_SECRET_WORDS = """#!/bin/bash
+source ./env.sh
+A=($DB_PASSWORD)
+for w in $DB_PASSWORD; do L=$w; done
+set -- $DB_PASSWORD
+torchrun --nnodes 2 --nproc-per-node 8 --rdzv-endpoint h1:29500 train.py --a "${A[1]}" --l "$L" --p "$2" \\
+    --q $DB_PASSWORD --r $PLAIN
+"""
+
+
+def test_plan_prints_no_word_of_a_secret_that_bash_splits(tmp_path):
+    # 67.: an unquoted secret-looking value holding a blank is split into words, each a part of it, which _redact
+    # (whole values only) left: A=($DB_PASSWORD); ${A[1]}, `for w in $X`, `set -- $X; $2`, and the JSON plan's argv
+    # of `--q $DB_PASSWORD` (two fields).
+    (tmp_path / "env.sh").write_text('DB_PASSWORD="Pq1first Rr2second"\nPLAIN="one two"\n')
+    (tmp_path / "run.sh").write_text(_SECRET_WORDS)
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    said = ""
+    for extra in ([], ["--json"]):
+        rc, out, err = _run([sys.executable, "-P", "-m", "gpudoctor", "plan"] + extra + ["run.sh"], tmp_path, env=env)
+        said += out + err
+    assert "Pq1first" not in said and "Rr2second" not in said
+    assert "--r one two" in said  # a plain value's words as bash splits them

@@ -900,6 +900,12 @@ class Reader:
                 text = re.sub(MARK + r"(\d+)" + MARK, self._blank_given, text)
             self._spend(len(text))  # re.split reads all of it
             parts = re.split(r"[ \t\n]+", text)
+            if sum(1 for p in parts if p) > 1 and self._splits_a_secret(text):
+                # the words bash splits a secret-looking value into are parts of it, which _redact (whole values
+                # only) left: A=($DB_PASSWORD); ${A[1]}, `for w in $X`, `set -- $X` (docs/security.md 67.)
+                mark = self.unknown(excerpt(raw, 60)[1:-1], "the words bash splits a secret-looking value into "
+                                    "(not shown)")
+                parts = ([""] if parts[0] == "" else []) + [mark] + ([""] if parts[-1] == "" else [])
             for k, p in enumerate(parts):
                 if k > 0:
                     if has or cur:
@@ -1491,6 +1497,14 @@ class Reader:
             if isinstance(value, str) and value and (_secret(name, value) or self._holds_secret(value)):
                 return True
         return False
+
+    def _splits_a_secret(self, text):
+        """Whether splitting ``text`` at blanks cuts a secret-looking value (of 6 characters and more) that holds a
+        blank: its words would be parts of it (a whole value in a field is written back as $NAME by _redact)."""
+        cut = re.compile(r"[ \t\n]")
+        return any(h in text for h in self.secrets if cut.search(h.strip())) or any(
+            v in text for n, v in list(self.vars.items())[:4096]
+            if isinstance(v, str) and len(v) >= 6 and cut.search(v.strip()) and MARK not in v and _secret(n, v))
 
     def _holds_secret(self, text):
         """Whether ``text`` holds a secret-looking value (one a secret-looking name was given, or of a credential's
