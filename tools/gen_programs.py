@@ -65,6 +65,8 @@ PACKAGES = {
     "munge": ("munge.error", "munge -n | unmunge (locally), munge -n | ssh <node> unmunge (across nodes); systemctl "
                              "status munge"),
     "openssh-client": ("ssh.connect", "ssh -vvv <host> true as the same user from the same node"),
+    "opensm": ("rdma.port_down", "the subnet manager's log (/var/log/opensm.log); sminfo (which SM is master); "
+                                 "ibstat (port State / Physical state) on the hosts whose ports stay Init"),
     "podman": ("container.oci_runtime", "rerun with podman --log-level=debug; podman info (runtime, cgroups, storage)"),
     "runc": ("container.oci_runtime", "runc --debug; the engine's log (journalctl -u docker / containerd)"),
 }
@@ -95,6 +97,16 @@ DOCUMENTED = [
      "nvidia-container-cli -k -d /dev/tty info (what the hook finds on the host); nvidia-ctk --version; the "
      "runtime's config (/etc/nvidia-container-runtime/config.toml)",
      "https://github.com/NVIDIA/nvidia-container-toolkit (cmd/) and https://github.com/NVIDIA/libnvidia-container"),
+    (("nvidia-installer", "nvidia-persistenced"), "gpu.driver_module", "the installer's log "
+     "(/var/log/nvidia-installer.log: the kernel module's build and load); uname -r against the kernel headers "
+     "installed; dmesg | grep -i nvrm", "https://download.nvidia.com/XFree86/Linux-x86_64/latest/README/"
+     "installdriver.html (nvidia-installer; nvidia-persistenced: README/nvidia-persistenced.html)"),
+    (("nvidia-imex", "nvidia-imex-ctl"), "cuda.imex_channel", "nvidia-imex-ctl -N (the IMEX domain's nodes and "
+     "their state); systemctl status nvidia-imex; /etc/nvidia-imex/nodes_config.cfg lists every node of the domain",
+     "https://docs.nvidia.com/multi-node-nvlink-systems/imex-guide/"),
+    (("mlnxofedinstall", "ofed_info", "ibdev2netdev", "ibdiagnet"), "rdma.no_device", RDMA_NEXT + "; ofed_info -s "
+     "(the MLNX_OFED / DOCA-OFED release against the kernel)", "https://docs.nvidia.com/networking/display/"
+     "mlnxofedv24010331/ (MLNX_OFED's installer and tools)"),
     (("nv-fabricmanager",), "fabric.manager_start", "systemctl status nvidia-fabricmanager; its log "
      "(/var/log/fabricmanager.log); the driver's and Fabric Manager's versions must be the same",
      "https://docs.nvidia.com/datacenter/tesla/fabric-manager-user-guide/"),
