@@ -224,3 +224,30 @@ def test_address_in_use_keeps_the_other_process_first(kb):
     root = _root(kb, text)
     assert root["id"] == "rendezvous.address_in_use"
     assert not root["causes"][0]["text"].startswith("The port is a privileged one")
+
+
+# --- more sibling causes the families lacked, each from its vendor's documentation ---
+
+@pytest.mark.parametrize("name,cid,root_id,want", [
+    # nvidia-container-cli's 'driver rpc error: timed out' (evidence: the cause comes first)
+    ("2026-11-27ab", "ab-nvctk202-driver-rpc-timeout-persistence", "container.nvml_driver", "nvidia-persistenced"),
+    # more ranks than GPUs in EXCLUSIVE_PROCESS mode
+    ("2026-11-27aj", "aj-cscs-ce-exclusive-process-5-ranks-4-gpus-busy", "cuda.busy_unavailable",
+     "Multi-Process Service"),
+    # FSDP's full state dict gathered on the GPU at the save ('Failed to clone() tensor' from FSDP)
+    ("2026-11-26s", "stanford-alpaca-65-fsdp-oom-saving-state-dict", "cuda.oom", "FullStateDictConfig(offload_to_cpu=True"),
+    # ssh_config: 'Host *' first, 'Host gpu?'
+    ("2026-11-27p31", "p31-ssh_config_wildcard_block_first", "ssh.connect", "host-specific Host blocks first"),
+    ("2026-11-27p35", "p35-ssh_config_host_glob_single_char", "ssh.connect", "Host gpu*"),
+])
+def test_sibling_causes(kb, name, cid, root_id, want):
+    root = _root(kb, seen_case(name, cid))
+    assert root["id"] == root_id
+    assert want in " ".join(_fixes(root))
+
+
+def test_fsdp_save_cause_only_where_fsdp_saved(kb):
+    text = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "79.19 GiB of which 1.06 GiB is free.\n")
+    root = _root(kb, text)
+    assert not any("FSDP" in c["text"] for c in root["causes"])
