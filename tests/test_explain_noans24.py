@@ -240,3 +240,10 @@ def test_lines_after_a_launchers_command_are_not_the_launchers(kb):
     r = _res("$ srun -N2 python train.py\ntime=\"2026-01-21T12:32:09Z\" level=error msg=\"whatever failed\"\n", kb)
     assert r["root"] != "slurm.error"
     assert "srun" in progline.LAUNCHERS and "enroot" not in progline.LAUNCHERS
+
+
+def test_a_networking_tools_error_prefix_alone_is_the_adapters(kb):
+    # MFT / mstflint print errors as '-E- <message>' (and ibdiagnet -E- / -W- / -I-): the prefix names them
+    r = _res("-E- Cannot open Device: /dev/mst/mt4123_pciconf0. No such file or directory. MFT may not be running\n",
+             kb)
+    assert r["verdict"] == "likely_cause" and r["root"].startswith("rdma.")

@@ -12,7 +12,8 @@ The forms read, each a program's own way of saying it failed:
 - `prog: <message>`, `prog[pid]: <message>` (syslog), `prog@host: <message>` (pdsh's and pdcp's prefix), the name at
   the line's start or after a blank or a bracket, when the message holds a failure word (error, failed, denied, ...)
   and is no warning of the program's;
-- a level word at the line's start - `[ERROR] ` (enroot's common::err), `-E- ` (NVIDIA's firmware tools), `ERROR: `
+- a level word at the line's start - `[ERROR] ` (enroot's common::err), `-E- ` (NVIDIA's networking tools, which
+  this prefix names even without their command), `ERROR: `
   / `FATAL: ` / `Error: `, logrus' `level=error` - or any line the scan counts as an error, after a command line of a
   known program that is no launcher (`$ enroot import ...`, `# flint -d ... q`, or the command alone on its line) or
   after `kubectl logs` of a known pod, within the 40 lines before it;
@@ -52,6 +53,7 @@ def _alt(names):
 
 
 MIN_NAME = 4
+MFT = "mstflint"  # the table's name for NVIDIA's networking tools' own '-E-' lines
 
 
 _FAIL = re.compile(r"\b(?:error|fail(?:ed|s|ure)?|fatal|cannot|can't|could ?not|couldn't|unable|not found|no such|"
@@ -171,6 +173,12 @@ def candidates(scan):
     lines += [(h, "an error line") for h in scan.errors[:MAX_HITS]]
     for h, form in lines:
         got = next(((kind, p) for n, kind, p in reversed(cmds) if n < h.line <= n + CMD_WINDOW), None)
+        if got is None and (h.groups or {}).get("lvl") == "-E-" and MFT in progs:
+            # '-E- ' is the error prefix of NVIDIA's networking tools (MFT's flint / mlxconfig / mlxfwmanager,
+            # mstflint, ibdiagnet: '-E- ', '-W- ', '-I- '): the line names them without their command
+            out.append((h.line, "prog", MFT, h, "a '-E-' line (the error prefix of NVIDIA's networking tools: MFT, "
+                                                "mstflint, ibdiagnet)"))
+            continue
         if got:
             kind, name = got
             out.append((h.line, kind, name, h, "%s after %s" % (
