@@ -328,3 +328,38 @@ def test_plan_prints_no_word_of_a_secret_that_bash_splits(tmp_path):
         said += out + err
     assert "Pq1first" not in said and "Rr2second" not in said
     assert "--r one two" in said  # a plain value's words as bash splits them
+
+
+@pytest.mark.parametrize("payload", [" x; touch M; #", " x && touch M", " x | touch M", " x || touch M; #"])
+def test_explain_prose_writes_a_logs_separator_with_a_blank_inert(tmp_path, payload):
+    # 68.: 58. writes a prose string safe where a separator is glued to a word; a log value whose separator is
+    # followed by a blank (a traceback frame's folder 'site-packagesaaa x; touch M; #') read as the prose's own '; ',
+    # so the note 'Raised by transformers's own `raise` at FOLDER/...' kept it bare and a clause of the line (or a
+    # line a wrap began inside it) ran touch. The scan's own text says which '; ' is the log's (origin.windows).
+    import io
+
+    from test_redteam_2026_11_28b import _TB, _prose_lines
+
+    from gpudoctor.explain import explain_text, render
+
+    lines = []
+    for n in range(0, 64, 8):
+        res = explain_text(_TB % ("a" * n + payload))
+        for width in (40, 60, 80, 100):
+            buf = io.StringIO()
+            render.render_text(res, buf, width=width)
+            lines += [l for l in _prose_lines(buf.getvalue()) if "touch" in l]
+    assert lines  # the prose quotes the folder
+    assert _pasted(sorted(set(lines)), tmp_path) == []
+
+
+def test_explain_prose_keeps_its_own_separators():
+    # 68.: the prose's own '; ' (not in the log) reads as before
+    import io
+
+    from gpudoctor.explain import explain_text, render
+
+    res = explain_text("RuntimeError: CUDA error: out of memory\n")
+    buf = io.StringIO()
+    render.render_text(res, buf)
+    assert "\\x3b" not in buf.getvalue() and "; " in buf.getvalue()

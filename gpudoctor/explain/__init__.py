@@ -164,7 +164,10 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     calibrate.apply(result, kb, scan)  # (wrong21) a root that says 'How sure: low' is a likely cause, with alternatives
     from gpudoctor.explain import redact
 
-    return redact.apply(result)  # secret-looking values in the lines quoted back (docs/security.md 26.)
+    result = redact.apply(result)  # secret-looking values in the lines quoted back (docs/security.md 26.)
+    from gpudoctor.explain import origin
+
+    return origin.attach(result, scan)  # the log's own '; ' in the prose, for the text report (docs/security.md 68.)
 
 
 TAIL_CUT = 0.1  # the part of a file's time kept for reading its last scan.TAIL_SCAN bytes when its middle is too long

@@ -79,12 +79,60 @@ def _inert(word):
                           else "\\x%02x" % ord(c) if ord(c) < 256 else "\\u%04x" % ord(c) for c in word) + "'"
 
 
+# the spans around a separator followed by a blank that the log itself holds (origin.windows): a prose string holding
+# one is written safe too (docs/security.md 68.: a log value `x; touch M` read as the prose's own '; ')
+_LOG_WINDOWS = contextvars.ContextVar("gpudoctor_explain_log_windows", default=frozenset())
+
+
 def safe_prose(text):
-    """``text`` as-is, or, where a word of it holds a command separator or substitution (_TRIGGER), with every word
-    that holds what a shell acts on made _inert."""
-    if not _TRIGGER.search(text):
+    """``text`` as-is, or, where a word of it holds a command separator or substitution (_TRIGGER), or it holds a
+    separator the log wrote (_LOG_WINDOWS), with every word that holds what a shell acts on made _inert. The log's
+    own span around such a separator, from the word it begins in to the word it ends in, becomes one _inert word,
+    blanks and all: a wrap at one of its blanks began a line with the log's next word (`touch M;` ...)."""
+    spans = _log_spans(text)
+    if not spans and not _TRIGGER.search(text):
         return text
+    out, last = [], 0
+    for s, e in spans:
+        out.append(_words_safe(text[last:s]))
+        out.append(_inert(text[s:e]))
+        last = e
+    out.append(_words_safe(text[last:]))
+    return "".join(out)
+
+
+def _words_safe(text):
     return " ".join(_inert(w) if any(c in _ACTS for c in w) else w for w in text.split(" "))
+
+
+def _log_spans(text):
+    """[(start, end)] of the log's separator spans (_LOG_WINDOWS) in ``text``, merged where they meet and widened to
+    the words they begin and end in."""
+    found = []
+    for w in _LOG_WINDOWS.get():
+        i = text.find(w)
+        while i >= 0 and len(found) < 1000:
+            found.append([i, i + len(w)])
+            i = text.find(w, i + 1)
+    if not found:
+        return []
+    found.sort()
+    merged = [found[0]]
+    for s, e in found[1:]:
+        if s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    out = []
+    for s, e in merged:
+        b = text.rfind(" ", 0, s) + 1
+        n = text.find(" ", e)
+        n = len(text) if n < 0 else n
+        if out and b <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], n))
+        else:
+            out.append((b, n))
+    return out
 
 
 def _fill(prefix, text, indent=None, keep=False, whole=False):
@@ -129,9 +177,11 @@ def _writer(out, color):
 def render_text(result, out, color=False, width=WIDTH):
     """The report on ``out``; ``width``: its prose's widest line (terminal_width(out) at a terminal), 40..WIDTH."""
     token = _COLS.set(max(40, min(WIDTH, int(width or WIDTH))))
+    spans = _LOG_WINDOWS.set(getattr(result, "log_windows", None) or frozenset())
     try:
         _render_text(result, out, color)
     finally:
+        _LOG_WINDOWS.reset(spans)
         _COLS.reset(token)
 
 
