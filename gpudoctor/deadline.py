@@ -31,6 +31,8 @@ def call(func, seconds):
     """func() in a daemon thread, waited on for at most `seconds`. Returns (True, value),
     or (False, None) when it is still running; its exceptions re-raise here."""
     out = _Outcome()
+    out.finished = threading.Event()  # what a caller waits on after Ctrl-C: Thread.join, interrupted once, marks
+    # the thread stopped while it runs (CPython 3.11's _wait_for_tstate_lock, bpo-45274's fix) and returns at once
 
     def work():
         try:
@@ -38,10 +40,15 @@ def call(func, seconds):
         except BaseException as exc:  # re-raised in the caller's thread
             out.error = exc
         out.done = True
+        out.finished.set()
 
     t = threading.Thread(target=work, name="gpudoctor-local-run", daemon=True)
     t.start()
-    t.join(seconds if seconds and seconds > 0 else None)
+    try:
+        t.join(seconds if seconds and seconds > 0 else None)
+    except KeyboardInterrupt as exc:  # the work goes on: a caller may wait a moment for what it has (watch)
+        exc.pending = (t, out)
+        raise
     if not out.done:
         return False, None
     if out.error is not None:

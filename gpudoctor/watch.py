@@ -881,7 +881,8 @@ def node_rows(facts):
     t = traffic(w)
     gs = gpu_stats(w)
     return {
-        "status": "ok", "elapsed_s": w.get("elapsed_s"), "gpu_source": _dict(w.get("gpu")).get("source"),
+        "status": "ok", "elapsed_s": w.get("elapsed_s"), "seconds": w.get("seconds"),
+        "interrupted": w.get("interrupted") is True, "gpu_source": _dict(w.get("gpu")).get("source"),
         "gpu_reason": _dict(w.get("gpu")).get("reason"),
         "driver_version": _dict(w.get("gpu")).get("driver_version"),
         "gpus": [dict((k, round(v, 3) if isinstance(v, float) else v) for k, v in g.items()) for g in gs],
@@ -906,10 +907,11 @@ def _node_line(host, r):
     gpus = "no GPU" if not gs else "%d GPU%s util %.0f%% power %.0f%% of limit (%s)" % (
         len(gs), "" if len(gs) == 1 else "s", _mean([g["util"] for g in gs]) or 0,
         100 * (_mean([g["frac"] for g in gs]) or 0), ", ".join("%s %d" % kv for kv in sorted(states.items())))
-    return "  %-12s %s; %s %s; RDMA %s; %d job process%s" % (
+    return "  %-12s %s; %s %s; RDMA %s; %d job process%s%s" % (
         host, gpus, _word(r["job_interface"] or "-"), human_rate(r["job_interface_bytes_s"]),
         human_rate(r["rdma_bytes_s"]) if r["rdma_bytes_s"] is not None else "-", len(r["processes"]),
-        "" if len(r["processes"]) == 1 else "es")
+        "" if len(r["processes"]) == 1 else "es",
+        "; interrupted at %.1f s" % (_num(r.get("elapsed_s")) or 0) if r.get("interrupted") else "")
 
 
 def _word(value):
@@ -932,6 +934,9 @@ def table_lines(nodes):
             out.append(_node_line(n.host, r))
             continue
         head = "  %s (%.1f s)" % (n.host, _num(r.get("elapsed_s")) or 0)
+        if r.get("interrupted") and _num(r.get("seconds")) is not None:  # Ctrl-C ended the window early
+            head = "  %s (%.1f s of %g s: interrupted, the rates are over the time sampled)" % (
+                n.host, _num(r.get("elapsed_s")) or 0, _num(r["seconds"]))
         out.append(head)
         if not r["gpus"]:
             out.append("    GPUs  none: %s" % (r.get("gpu_reason") or "-"))

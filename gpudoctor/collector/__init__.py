@@ -63,6 +63,10 @@ def main(argv=None, preset=None):
             options[k] = base.loads(v)
     if only is None and options.get("only"):  # a follow-up fan-out asks for a few sections
         only = set(options["only"])
+    if isinstance(options.get("watch"), dict):  # Ctrl-C on the controller ends the window (watch.STOP_SIGNAL)
+        from .watch import catch_stop_signal
+
+        catch_stop_signal()
     ctx = Context(python=python, options=options)
     doc = collect(ctx, only=only)
     out = dumps(doc)  # json.dumps(doc, sort_keys=True), without importing json

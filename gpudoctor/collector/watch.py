@@ -615,6 +615,62 @@ def summarize(start, end, elapsed):
     return net, ports, cpu, disks
 
 
+# Ctrl-C during `gpudoctor watch`: the window ends early and what was sampled so far is kept (the counters read
+# at that moment, the rates over the time elapsed), marked "interrupted". This machine's collector runs in a thread
+# of the controller, which calls request_stop(); a node's collector (over ssh) is sent SIGINT by the controller,
+# whose handler only sets the flag. SIGINT, since the remote command runs the collector under coreutils' timeout(1)
+# where the node has it, and timeout passes SIGINT (HUP, QUIT, TERM) on to its command and dies of any other
+# (https://github.com/coreutils/coreutils/blob/master/src/timeout.c, cleanup()); srun passes a Ctrl-C on as SIGINT. A second interrupt, or no answer in time, and the node reads 'interrupted' as
+# before (transport/ssh.py, local.py). Plain flags (no threading.Event, no signal import unless watching): every
+# node's payload stays lean (tests/test_collector_lean.py).
+STOP_SIGNAL = "SIGINT"
+_STOP = [False]
+PAUSE_SLICE = 0.1  # the longest a stop waits to be seen
+
+
+def request_stop():
+    _STOP[0] = True
+
+
+def reset_stop():
+    """Before this process samples again (the local transport, before each run: a stop asked for during the last
+    one must not end the next)."""
+    _STOP[0] = False
+
+
+def _on_stop_signal(signum, frame):
+    _STOP[0] = True
+
+
+def catch_stop_signal():
+    """STOP_SIGNAL ends the window where this collector runs in its process's main thread (a node's `python3 -c`):
+    the handler it replaced (to restore), or None (another thread: signal.signal refuses)."""
+    import signal
+
+    number = getattr(signal, STOP_SIGNAL, None)
+    if number is None:
+        return None
+    try:
+        return signal.signal(number, _on_stop_signal)
+    except (ValueError, OSError):
+        return None
+
+
+def _stopped():
+    return _STOP[0]
+
+
+def _pause(seconds):
+    """Sleep up to ``seconds``; True when a stop was asked for meanwhile."""
+    end = time.monotonic() + seconds
+    while not _stopped():
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(left, PAUSE_SLICE))
+    return True
+
+
 # the section's answer when the run asks for no sampling (bundle.py's placeholder says the same)
 NOT_ASKED = "no sampling asked for (gpudoctor watch samples a running job)"
 
@@ -629,6 +685,7 @@ def watch(ctx):
     seconds = min(max(float(opt.get("seconds", 5)), 0.5), MAX_SECONDS)
     interval = min(max(float(opt.get("interval", 0.5)), 0.1), seconds)
     key = ctx.options.get("env_key")
+    previous = catch_stop_signal()  # (a node's collector caught it from its start: collector.main)
     sampler, gpu_why = gpu_sampler(ctx)
     gpus, gpu_info = [], None
     pids = {}
@@ -651,6 +708,7 @@ def watch(ctx):
             ns_pids.setdefault(ns, pid)
     t0 = time.monotonic()
     start = _counters(ctx, ns_pids)
+    stopped = False
     try:
         tick = 0
         while True:
@@ -667,7 +725,9 @@ def watch(ctx):
             tick += 1
             while tick * interval <= time.monotonic() - t0:
                 tick += 1
-            time.sleep(max(0.0, min(tick * interval - (time.monotonic() - t0), left)))
+            if _pause(max(0.0, min(tick * interval - (time.monotonic() - t0), left))):
+                stopped = True  # Ctrl-C: the window ends here, what it sampled is kept
+                break
         end = _counters(ctx, ns_pids)
         elapsed = time.monotonic() - t0
         nvl1 = sampler.nvlink() if sampler else []
@@ -679,6 +739,13 @@ def watch(ctx):
     finally:
         if sampler is not None:
             sampler.close()
+        if previous is not None:
+            import signal
+
+            try:
+                signal.signal(getattr(signal, STOP_SIGNAL), previous)
+            except (ValueError, OSError):
+                pass
     for g, a, b in zip(gpus, nvl0, nvl1):
         ok = a is not None and b is not None
         g["nvlink_tx_bytes_s"] = _rate(_delta(a[0], b[0]) * 1024, elapsed) if ok and _delta(a[0], b[0]) is not None else None
@@ -700,7 +767,7 @@ def watch(ctx):
         procs.append(p)
     modules, _src = loaded_modules(ctx)
     return {
-        "seconds": seconds, "interval_s": interval, "elapsed_s": round(elapsed, 3),
+        "seconds": seconds, "interval_s": interval, "elapsed_s": round(elapsed, 3), "interrupted": stopped,
         "gpu": {"source": sampler.source if sampler else None, "reason": gpu_why,
                 "driver_version": gpu_info["driver_version"] if gpu_info else None, "gpus": gpus},
         "net": net, "rdma": {"ports": ports, "class_infiniband": ctx.isdir("/sys/class/infiniband"),

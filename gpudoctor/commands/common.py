@@ -286,6 +286,14 @@ def _run(tr, hosts, payload):
     except ControllerError as exc:
         print("gpudoctor: error on this machine, not on a node: %s" % exc, file=sys.stderr)
         raise SystemExit(EXIT_INTERNAL)
+    except KeyboardInterrupt as exc:  # the nodes that answered before it pass the same rule (a partial report)
+        if getattr(exc, "partial_nodes", None) is not None:
+            exc.partial_nodes = _marked(tr, exc.partial_nodes)
+        raise
+    return _marked(tr, nodes)
+
+
+def _marked(tr, nodes):
     if tr.name != "local":
         for n in nodes:
             n.via = getattr(n, "via", None) or tr.name

@@ -35,16 +35,45 @@ class LocalTransport(Transport):
             def work():
                 return gather.local(python=python, options=options or None)
 
+        if isinstance(options.get("watch"), dict):
+            from gpudoctor.collector.watch import reset_stop
+
+            reset_stop()
         try:
             finished, nodes = deadline.call(work, self.timeout)
         except KeyboardInterrupt as exc:
+            kept = _sampled_so_far(exc, options)
             deadline.kill_children()
-            exc.partial_nodes = [interrupted_node(_hostname())]
+            exc.partial_nodes = kept or [interrupted_node(_hostname())]
             raise
         if finished:
             return nodes
         deadline.kill_children()
         return [deadline.timed_out_node(self.timeout)]
+
+
+STOP_GRACE = 3.0  # seconds a stopped watch window has to hand back what it sampled
+
+
+def _sampled_so_far(exc, options):
+    """[Node] with the samples `gpudoctor watch` took before Ctrl-C: the window is told to end (collector/watch.py
+    STOP) and given STOP_GRACE seconds to finish; None for any other run, or when it did not finish (a second
+    Ctrl-C ends the wait)."""
+    pending = getattr(exc, "pending", None)
+    if not pending or not isinstance(options.get("watch"), dict):
+        return None
+    _thread, out = pending
+    from gpudoctor.collector.watch import request_stop
+
+    request_stop()
+    try:
+        out.finished.wait(STOP_GRACE)
+    except KeyboardInterrupt:
+        return None
+    nodes = out.value if out.done and out.error is None else None
+    if not nodes or not all(((n.facts or {}).get("watch") or {}).get("status") == "ok" for n in nodes):
+        return None
+    return nodes
 
 
 def _hostname():

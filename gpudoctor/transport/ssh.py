@@ -37,6 +37,7 @@ DEFAULT_JOBS = 64
 _PGID = re.compile(rb"(?m)^gpudoctor-pgid (\d{1,10})\n")  # a whole line: never a partial read
 GRACE = 3.0  # seconds past a node's deadline before the main thread gives up on its worker
 KILL_SECONDS = 3.0  # bound on ending a node's process group
+STOP_GRACE = 3.0  # seconds a node's watch window has, after Ctrl-C, to send what it sampled
 
 
 class _AcceptNew(object):
@@ -272,6 +273,8 @@ class SSHTransport(Transport):
                 bar.stop()
                 bar = None
             live = [s for s in list(flying.values()) if s.host not in results]
+            if isinstance((self.payload.options or {}).get("watch"), dict) and live:
+                live = self._stop_windows(live, done_q, results)  # watch: what each node sampled so far
             enders = [threading.Thread(target=self._end, args=(s,), daemon=True) for s in live]
             for t in enders:
                 t.start()
@@ -397,6 +400,46 @@ class SSHTransport(Transport):
             chan.status_event.wait(0.2)
         drain_err()
         return chan.recv_exit_status(), bytes(out), bytes(err).decode("utf-8", "replace"), truncated
+
+    def _stop_windows(self, live, done_q, results):
+        """Ctrl-C during `gpudoctor watch`: each node's collector is sent SIGINT (collector/watch.py STOP_SIGNAL: its
+        window ends and it prints what it sampled; through timeout(1) where it runs under it) and given STOP_GRACE
+        seconds; the nodes that answered with their samples go into ``results``. Returns the slots still to end. A
+        second Ctrl-C ends the wait."""
+        from gpudoctor.collector.watch import STOP_SIGNAL
+
+        try:
+            t_end = time.time() + 1.5
+            while any(s.pgid is None and s.exec_started for s in live) and time.time() < t_end:
+                time.sleep(0.05)  # a node whose collector just started: its worker reads the pgid line within 0.2 s
+            signalled = [s.host for s in live if s.pgid and self._signal(s, STOP_SIGNAL[3:])]
+            t_end = time.time() + STOP_GRACE
+            while signalled and any(h not in results for h in signalled) and time.time() < t_end:
+                try:
+                    name, node = done_q.get(timeout=max(0.01, min(0.2, t_end - time.time())))
+                except queue.Empty:
+                    continue
+                if name in signalled and isinstance(node, Node) and node.reachable and (
+                        (node.facts or {}).get("watch") or {}).get("status") == "ok":
+                    results[name] = node
+        except KeyboardInterrupt:
+            pass
+        return [s for s in live if s.host not in results]
+
+    def _signal(self, slot, name):
+        """kill -NAME PID on the node over a second channel: the process the remote command exec'd (the collector,
+        or timeout(1) running it, which passes SIGINT on); True when the kill ran."""
+        try:
+            t = slot.conn.client.get_transport() if slot.conn is not None else None
+            if t is None or not t.is_active():
+                return False
+            ch = t.open_session(timeout=KILL_SECONDS)
+            ch.exec_command("kill -%s %d 2>/dev/null; true" % (name, slot.pgid))
+            ch.status_event.wait(KILL_SECONDS)
+            ch.close()
+            return True
+        except Exception:  # the node is gone or the connection broke: it is ended as before
+            return False
 
     def _end(self, slot, close=True):
         """End the node's remote process group, then the connection. Bounded in time."""
