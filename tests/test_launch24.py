@@ -280,3 +280,29 @@ def test_a_process_substitution_is_one_word_bash_passes_as_a_path(tmp_path, text
                 assert any(u.why.startswith("a pipe") for u in la.unknown)
             else:
                 assert w == b
+
+
+# MPICH's machinefile mixing `host:N` and plain `host` lines, named by -machinefile / -hostfile to `mpiexec`
+# (a name Open MPI and MPICH share). Measured here: Open MPI 4.1.4's mpirun (--do-not-launch --display-map) takes
+# `h2:1` as a node name and stops on it ("the regex parser has detected the presence of an illegal character in
+# the following node name"); MPICH 4.0.2's Hydra (Debian's mpich package, `mpiexec.hydra -launcher manual -v`,
+# its "Proxy information") places the ranks below. The plan read such a file as Open MPI's (hosts 'h1:3', 'h2:1'
+# of one slot each); a file of `host:N` lines only was already Hydra's.
+@pytest.mark.parametrize("lines,args,hydra", [
+    ("h1:3\nh2:1\nh3\n", ["-machinefile", "hf", "-n", "2"], {"h1": 2}),
+    ("h1:2\nh2:4\nh3\n", ["-machinefile", "hf", "-n", "8"], {"h1": 3, "h2": 4, "h3": 1}),
+    ("h1:4\nh2:2\nh3\nh4:1\n", ["-hostfile", "hf"], {"h1": 4, "h2": 2, "h3": 1, "h4": 1}),
+    ("h1:4\nh2:3\nh3\n", ["-machinefile", "hf", "-n", "10"], {"h1": 6, "h2": 3, "h3": 1}),
+    ("h1\nh2:4\n", ["-machinefile", "hf", "-np", "4"], {"h1": 1, "h2": 3}),
+    ("h1:2\nh2:2\n", ["-f", "hf", "-ppn", "1", "-n", "3"], {"h1": 2, "h2": 1}),  # already Hydra's: a control
+])
+def test_an_mpich_machinefile_with_host_n_lines_is_read_as_hydra_reads_it(tmp_path, monkeypatch, lines, args, hydra):
+    import shlex
+
+    from gpudoctor.launch import parse_launch
+
+    (tmp_path / "hf").write_text(lines)
+    monkeypatch.chdir(tmp_path)
+    plan = parse_launch(" ".join(shlex.quote(a) for a in ["mpiexec"] + args + ["python", "t.py"]), environ={})
+    assert {n.host: n.procs for n in plan.nodes if n.procs} == hydra
+    assert plan.world_size() == sum(hydra.values())

@@ -70,7 +70,10 @@ def _strip_srun(argv, plan):
 
 def _mpich_machinefile(args):
     """True when the line's -machinefile/-hostfile/-f names a file here whose host lines are
-    all MPICH's `host:N` form."""
+    MPICH's (`host` or `host:N`), one at least `host:N`: Open MPI 4.1.4 takes `h2:1` as a node
+    name and refuses it ("the regex parser has detected the presence of an illegal character in
+    the following node name: h2:1"), where MPICH 4.0.2's Hydra gives h2 1 slot and a plain `h3`
+    1 slot (both measured here, launch24: a file mixing the two forms was read as Open MPI's)."""
     from gpudoctor.launch import hostfiles
 
     for i, a in enumerate(args[:-1]):
@@ -84,7 +87,8 @@ def _mpich_machinefile(args):
                 return False
             lines = [l.split("#", 1)[0].strip() for l in text.splitlines()]
             lines = [l for l in lines if l]
-            return bool(lines) and all(re.match(r"^[^\s:]+:[0-9]{1,6}(\s+ifhn=\S+)?$", l) for l in lines)
+            return bool(lines) and all(re.match(r"^[^\s:]+(:[0-9]{1,6})?(\s+ifhn=\S+)?$", l) for l in lines) and \
+                any(re.match(r"^[^\s:]+:[0-9]{1,6}(\s|$)", l) for l in lines)
         if a == ":":
             break
     return False
