@@ -784,12 +784,18 @@ def explain_changes(result, node_facts, since, state_dir, cfg=None):
         host = doc.get("node") if isinstance(doc, dict) else None
         if not isinstance(host, str):
             continue
+        kind = "last-good" if when == "last-good" else "at"
         try:
             rec, before = store.last_good(host) if when == "last-good" else store.at(host, when)
+            if before is None and when == "last-good":
+                # a node that never passed whole (host.name fails forever on it), as `gpudoctor diff --since
+                # last-good` takes it: its kept run with the fewest failing checks, named as such (userwalk24)
+                rec, before = store.best_run(host)
+                kind = "fewest-failures"
         except HistoryError as exc:
             raise InputError("history of %s: %s" % (host, exc))
         if before is None:
-            out["nodes"].append({"host": host, "record_at": None, "changes": [], "matches": []})
+            out["nodes"].append({"host": host, "record_at": None, "kind": None, "changes": [], "matches": []})
             continue
         changes = compare(before, doc, (rec.get("key_id"), None))
         matches = []
@@ -801,8 +807,11 @@ def explain_changes(result, node_facts, since, state_dir, cfg=None):
             mine = related(changes, sections) if sections else []
             if mine:
                 matches.append({"finding": f.get("id"), "checks": checks, "changes": [c.text for c in mine]})
-        out["nodes"].append({"host": host, "record_at": rec.get("at"), "changes": [c.text for c in changes],
-                             "matches": matches})
+        node = {"host": host, "record_at": rec.get("at"), "kind": kind, "changes": [c.text for c in changes],
+                "matches": matches}
+        if kind == "fewest-failures":
+            node["failed"] = [c for c in rec.get("failed") or [] if isinstance(c, str)]
+        out["nodes"].append(node)
     return out
 
 
@@ -815,8 +824,12 @@ def explain_lines(hist):
                 n["host"], "of a passing run" if hist["since"] == "last-good" else "at " + utc(hist["since"]),
                 hist["state_dir"]))
             continue
-        then = "%s (%s)" % (utc(n["record_at"]), "its last passing run" if hist["since"] == "last-good"
-                            else "its record at " + utc(hist["since"]))
+        if n.get("kind") == "fewest-failures":
+            what = "no passing run kept: its run with the fewest failures%s" % (
+                ", failed: " + ", ".join(n.get("failed") or []) if n.get("failed") else "")
+        else:
+            what = "its last passing run" if hist["since"] == "last-good" else "its record at " + utc(hist["since"])
+        then = "%s (%s)" % (utc(n["record_at"]), what)
         head = "history: %s since %s" % (n["host"], then)
         if n["matches"]:
             for m in n["matches"]:

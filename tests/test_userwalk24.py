@@ -149,3 +149,33 @@ def test_watch_interrupted_over_ssh_keeps_what_each_node_sampled(tmp_path):
         _wait_for("the nodes' collectors to end", lambda: not _collector_pids(sshds), 30)
     finally:
         c.cleanup()
+
+
+def test_explain_since_last_good_on_a_node_that_never_passed_takes_its_best_run(tmp_path):
+    """`gpudoctor explain --facts F --since last-good` on a node that never passed whole (this VM: host.name fails in
+    every run) said only 'history: vm has no record of a passing run' and compared nothing, where `gpudoctor diff
+    --since last-good` takes the node's run with the fewest failures (docs/history.md). explain now takes the same run,
+    names it so, and matches the change (memlock 8 MiB -> 64 KiB under `ulimit -l`, real bash) to the error."""
+    (tmp_path / "sev.toml").write_text('[gpudoctor.severity]\n"limits.memlock" = "error"\n')  # the first run fails
+    (tmp_path / "err.txt").write_text(
+        "gpu01:1:1 [0] misc/ibvwrap.cc:123 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n"
+        "gpu01:1:1 [0] NCCL INFO transport/net_ib.cc:456 -> 2\n")
+    state = str(tmp_path / "state")
+
+    def gd(limit_kib, *argv):
+        return subprocess.run(["bash", "-c", 'ulimit -l %d && exec "$@"' % limit_kib, "bash", sys.executable, "-m",
+                               "gpudoctor"] + list(argv), capture_output=True, text=True, env=_env(),
+                              cwd=str(tmp_path), timeout=120)
+
+    p = gd(8192, "check", "--history", "--state-dir", state, "--config", "sev.toml")
+    assert p.returncode == 1 and "FAIL limits.memlock" in p.stdout, p.stdout + p.stderr
+    p = gd(64, "facts", "-o", "now.json")
+    assert p.returncode == 0, p.stderr
+    p = gd(8192, "explain", "--facts", "now.json", "--since", "last-good", "--state-dir", state, "err.txt")
+    lines = [x for x in p.stdout.splitlines() if x.startswith("history: ")]
+    assert lines and "has no record" not in p.stdout, p.stdout
+    assert any("(limits.memlock" in x and "no passing run kept: its run with the fewest failures, failed: " in x
+               and "memlock soft 8.0 MiB -> 64.0 KiB" in x for x in lines), lines
+    p = gd(8192, "explain", "--json", "--facts", "now.json", "--since", "last-good", "--state-dir", state, "err.txt")
+    (node,) = json.loads(p.stdout)["history"]["nodes"]
+    assert node["kind"] == "fewest-failures" and "limits.memlock" in node["failed"] and node["matches"], node
