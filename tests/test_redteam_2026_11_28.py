@@ -73,16 +73,25 @@ while True:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the rule under test is root's (a private file a job names is not read)")
-def test_watch_reads_no_private_file_through_a_link_the_job_flips(tmp_path):
+def test_watch_reads_no_private_file_through_a_link_the_job_flips(request):
     # 33.: watch's sampler (root on the node) reads the file a job process's NCCL_CONF_FILE names only when it is a
     # regular file anyone may read (watch21, a84c33d), but it looked with os.stat and then opened the path again: the
     # job's user, who owns the link the variable names, flips it between a public file and a root-only one (or a FIFO,
     # or a device whose open does something: /dev/watchdog) and the read lands on the other one; here it won within
     # ~500 tries (25 ms). The file is now opened once without side effects (O_PATH), judged by that descriptor's
     # fstat and read through it.
+    import pathlib
+    import shutil
+    import tempfile
+
     from gpudoctor.collector import Context
     from gpudoctor.collector.watch import read_nccl_conf
 
+    # (a file anyone may read lies in folders anyone may pass, docs/security.md 69.: pytest's /tmp/pytest-of-root is
+    # 0700, so the public side lives in a 0755 folder of its own)
+    tmp_path = pathlib.Path(tempfile.mkdtemp(prefix="gd-flip-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(str(tmp_path), ignore_errors=True))
+    os.chmod(str(tmp_path), 0o755)
     public, private = tmp_path / "public", tmp_path / "private"
     public.write_text("NCCL_SOCKET_IFNAME=public0\n")
     private.write_text("NCCL_SOCKET_IFNAME=secret0\n")

@@ -363,3 +363,32 @@ def test_explain_prose_keeps_its_own_separators():
     buf = io.StringIO()
     render.render_text(res, buf)
     assert "\\x3b" not in buf.getvalue() and "; " in buf.getvalue()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="watch's root rule: needs root")
+def test_watch_reads_no_public_file_inside_another_users_private_folder(tmp_path):
+    # 69.: as root, watch's sampler reads the file a job's NCCL_CONF_FILE names only where anyone may read it; it
+    # judged the file's own mode only, so a 0644 file inside another user's 0700 folder (which no one else can
+    # reach) was read for the job's user and its NCCL_* values shown. Every folder above it must let anyone through.
+    from gpudoctor.collector import Context
+    from gpudoctor.collector.watch import read_nccl_conf
+
+    private = tmp_path / "bob"
+    private.mkdir()
+    (private / "nccl.conf").write_text("NCCL_SOCKET_IFNAME=bobsecret0\n")
+    os.chmod(str(private / "nccl.conf"), 0o644)
+    os.chown(str(private), 65534, 65534)
+    os.chmod(str(private), 0o700)
+    public = tmp_path / "pub"
+    public.mkdir()
+    (public / "nccl.conf").write_text("NCCL_SOCKET_IFNAME=pub0\n")
+    os.chmod(str(public), 0o755)
+    os.chmod(str(public / "nccl.conf"), 0o644)
+    os.chmod(str(tmp_path), 0o755)
+    link = tmp_path / "link"  # the job's own link to it (the job's user names any path)
+    os.symlink(str(private / "nccl.conf"), str(link))
+    for name in ("bob/nccl.conf", "link"):
+        got = read_nccl_conf(Context(root=str(tmp_path), live=False), [{"env": {"NCCL_CONF_FILE": "/" + name}}])[0]
+        assert got["values"] == {} and got["readable"] is False, (name, got)
+    got = read_nccl_conf(Context(root=str(tmp_path), live=False), [{"env": {"NCCL_CONF_FILE": "/pub/nccl.conf"}}])[0]
+    assert got["values"] == {"NCCL_SOCKET_IFNAME": "pub0"}

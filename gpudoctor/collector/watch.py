@@ -262,7 +262,8 @@ def describe_process(ctx, pid, key):
 
 
 def _read_conf(path, allowed, limit=64 << 10):
-    """The first ``limit`` bytes of the regular file at ``path`` that ``allowed(stat)`` admits, else None. The
+    """The first ``limit`` bytes of the regular file at ``path`` that ``allowed(stat, real)`` admits (``real``: the
+    path the descriptor resolved to), else None. The
     path (a job's NCCL_CONF_FILE: its user owns the link it names) is resolved once, with O_PATH, which opens no
     device and waits on no FIFO; the file is judged by that descriptor's fstat and read through it
     (/proc/self/fd/N reopens the same inode). A stat then an open of the path read whatever the link named by the
@@ -276,7 +277,7 @@ def _read_conf(path, allowed, limit=64 << 10):
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or not allowed(st):
+        if not stat.S_ISREG(st.st_mode) or not allowed(st, os.readlink("/proc/self/fd/%d" % fd)):
             return None
         rfd = os.open("/proc/self/fd/%d" % fd, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | getattr(os, "O_CLOEXEC", 0))
         try:
@@ -299,6 +300,22 @@ def _read_conf(path, allowed, limit=64 << 10):
         os.close(fd)
 
 
+def _anyone_through(real, root="/"):
+    """Whether every folder above ``real`` (below ``root``, the node's /) lets anyone through (o+x): a world-readable
+    file in another user's 0700 folder is no file anyone may read, and root reading it for the job's user showed its
+    NCCL_* values (docs/security.md 69.). The path is the one the open descriptor resolved to (links followed)."""
+    top = os.path.realpath(root or "/")
+    d = os.path.dirname(real)
+    while d and d != top and d != os.path.dirname(d):
+        try:
+            if not os.stat(d).st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
+        d = os.path.dirname(d)
+    return True
+
+
 def read_nccl_conf(ctx, procs, key=None):
     """NCCL's config files as the job reads them for what its environment does not set
     (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html: /etc/nccl.conf, and a
@@ -314,8 +331,9 @@ def read_nccl_conf(ctx, procs, key=None):
     for path in named + ["/etc/nccl.conf"]:
         # a regular file only (a FIFO another user's job names would block the read); as root, a file
         # a job named only when anyone may read it (the job's variable is no reason to read a private one)
-        data = _read_conf(ctx.path(path), lambda st, path=path: path == "/etc/nccl.conf" or bool(
-            st.st_mode & stat.S_IROTH) or not hasattr(os, "geteuid") or os.geteuid() != 0)
+        data = _read_conf(ctx.path(path), lambda st, real, path=path: path == "/etc/nccl.conf" or bool(
+            st.st_mode & stat.S_IROTH) and _anyone_through(real, ctx.root) or not hasattr(os, "geteuid") or
+            os.geteuid() != 0)
         values = parse_nccl_conf(data.decode("utf-8", "replace")) if data is not None else {}
         values = dict((k[:128], env_value(k, v[:512], key)) for k, v in sorted(values.items())
                       if k.startswith("NCCL_"))
