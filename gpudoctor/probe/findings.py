@@ -4,6 +4,7 @@ Thresholds are relative (a fraction of the cluster median or of the link's own l
 sysfs reports it), never per-SKU constants, so the same rule holds on 25 GbE and 8x400 Gb/s IB.
 """
 
+import re
 import statistics
 
 from gpudoctor.registry import Finding, cmd
@@ -34,6 +35,11 @@ PROBE_HINTS = {
     "timeout": "no answer in time: the node is down, a firewall drops the traffic, or sshd hangs there; `ssh NODE "
                "true` shows which (raise --budget only if the node is just slow)",
 }
+# srun's words for a node whose slurmd it could not reach at a worker's task launch (Slurm's slurm_strerror
+# SLURM_COMMUNICATIONS_CONNECTION_ERROR, https://github.com/SchedMD/slurm/blob/master/src/common/slurm_errno.c;
+# seen on 22.05 for a node whose slurmd was killed and whose link went down mid-probe)
+_UNREACHED = re.compile(r"Task launch for \S+ failed on node \S+: (?:Communication connection failure|Connection refused|"
+                        r"Connection timed out|No route to host|Socket timed out on send/recv operation)")
 # Pair failures that blame no node: the port ones are probe.port.blocked; a stopped node was
 # only waiting for a failed peer; an interrupted run is the user's doing.
 NOT_NODE_FAULTS = ("port-blocked", "port-refused", "stopped", "interrupted")
@@ -184,25 +190,39 @@ def _nodes(doc):
     (nodes[].error_kind), and nodes a pair's failure points at (pairs[].blame: a port taken,
     a worker hung mid-measurement, NCCL init failed); probe.port.in_use: the first port of the
     range held on a node."""
-    by_kind = {}
-    failed = set()
+    # one finding per node: a node that died mid-probe fails every pair it was in, each in its own words
+    # (a 4-node Slurm, sn4's slurmd killed and its link down 6 s in: "hang" in sn3<->sn4, then "died" with
+    # srun's Communication connection failure in sn4<->sn2, slurm24: two probe.node.failed for sn4 with two
+    # fixes). The node's kind is its own error's, else its first pair's that says more than "hang"
+    # (a worker that did not answer in time says nothing of why); its pairs' words are all kept.
+    said = {}  # {host: [(kind, text)]}, in the order met
+    own = set()
     for n in doc.get("nodes") or []:
         if n.get("error_kind") and n["error_kind"] not in NOT_NODE_FAULTS:
-            by_kind.setdefault(n["error_kind"], []).append((n["host"], n.get("error")))
-            failed.add(n["host"])
+            said.setdefault(n["host"], []).append((n["error_kind"], n.get("error")))
+            own.add(n["host"])
     for p in doc.get("pairs") or []:
         kind, host = p.get("error_kind"), p.get("blame")
-        if not p.get("error") or not kind or kind in NOT_NODE_FAULTS or not host or host in failed:
+        if not p.get("error") or not kind or kind in NOT_NODE_FAULTS or not host or host in own:
             continue
-        mine = by_kind.setdefault(kind, [])
-        if host not in [h for h, _ in mine]:
-            mine.append((host, "in the pair %s<->%s: %s" % (p["a"], p["b"], p.get("error") or kind)))
+        mine = said.setdefault(host, [])
+        if kind not in [k for k, _ in mine]:
+            mine.append((kind, "in the pair %s<->%s: %s" % (p["a"], p["b"], p.get("error") or kind)))
+    by_kind = {}
+    for host, errs in said.items():
+        kind = min(errs, key=lambda e: e[0] == "hang")[0]
+        by_kind.setdefault(kind, []).append((host, "; ".join(err or k for k, err in errs[:3])))
     out = []
     for kind, nodes in sorted(by_kind.items()):
         hosts = [h for h, _ in nodes]
         msg = "; ".join("%s: %s" % (h, err or kind) for h, err in nodes[:5])
+        fix = _hint(kind)
+        if kind in ("died", "hang") and _UNREACHED.search(msg):
+            # srun's own words for a node whose slurmd it could not reach at the task launch: not a rank
+            # that exited (the node, its slurmd or its network is gone), whatever the worker's exit said
+            fix = _hint("slurmd")
         out.append(_f("error", "probe.node.failed", "the probe could not run on %s (%s): %s" % (
-            ",".join(hosts), kind, msg), observed=kind, fix=_hint(kind), hosts=hosts))
+            ",".join(hosts), kind, msg), observed=kind, fix=fix, hosts=hosts))
     taken = [n["host"] for n in doc.get("nodes") or [] if n.get("first_port_taken")]
     if taken:
         port = (doc.get("ports") or [29500])[0]
@@ -423,7 +443,8 @@ def _housekeeping(doc):
     left = {h: c for h, c in (doc.get("cleanup") or {}).items() if c.get("left") or c.get("error")}
     if left:
         out.append(_f("error", "probe.cleanup", "probe processes may be left on %s: %s" % (
-            ",".join(sorted(left)), "; ".join("%s: %s" % (h, c.get("error") or "%d left" % c["left"])
+            ",".join(sorted(left)), "; ".join("%s: %s" % (h, "the cleanup could not run there: %s" % c["error"] if c.get("error") else
+                                                       "%d left" % c["left"])
                                              for h, c in sorted(left.items()))),
             fix="ps -eo pid,pgid,cmd | grep -v grep | grep 'python3 -' on those nodes, and kill the probe's groups",
             hosts=sorted(left)))

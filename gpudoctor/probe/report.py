@@ -154,5 +154,7 @@ def render_text(doc, findings, stream, step=None):
     if cl:
         found = sum(c.get("found") or 0 for c in cl.values())
         left = sum(c.get("left") or 0 for c in cl.values())
-        w("cleanup: %d node(s); %d probe process(es) still running at the end were ended, %d left\n" % (
-            len(cl), found, left))
+        # a node the cleanup could not run on (it died mid-probe) is not "0 left" (slurm24): named, as unknown
+        unknown = sorted(h for h, c in cl.items() if c.get("error"))
+        w("cleanup: %d node(s); %d probe process(es) still running at the end were ended, %d left%s\n" % (
+            len(cl), found, left, "; not looked at on %s (probe.cleanup above)" % ",".join(unknown) if unknown else ""))
