@@ -392,3 +392,21 @@ def test_watch_reads_no_public_file_inside_another_users_private_folder(tmp_path
         assert got["values"] == {} and got["readable"] is False, (name, got)
     got = read_nccl_conf(Context(root=str(tmp_path), live=False), [{"env": {"NCCL_CONF_FILE": "/pub/nccl.conf"}}])[0]
     assert got["values"] == {"NCCL_SOCKET_IFNAME": "pub0"}
+
+
+def test_plan_prints_no_arithmetic_of_a_secret(tmp_path):
+    # 70.: $(( )) of a secret-looking value printed a part of it: $((API_KEY / 1000)) the key's first digits,
+    # $((API_KEY % 100000)) its last ones (36.'s rule covered ${X:offset} only).
+    (tmp_path / "env.sh").write_text("API_KEY=987654321\nSTEPS=1000\n")
+    (tmp_path / "run.sh").write_text(
+        "source ./env.sh\nX=$((API_KEY / 1000))\nY=$((API_KEY % 100000))\nW=$(( ${API_KEY} + 1 ))\n"
+        "torchrun --nnodes 2 --nproc-per-node 8 --rdzv-endpoint h1:29500 t.py --x $X --y $Y --w $W "
+        "--s $((STEPS * 2))\n")
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    said = ""
+    for extra in ([], ["--json"]):
+        rc, out, err = _run([sys.executable, "-P", "-m", "gpudoctor", "plan"] + extra + ["run.sh"], tmp_path, env=env)
+        said += out + err
+    for part in ("987654", "54321", "987654322"):
+        assert part not in said, part
+    assert "--s 2000" in said  # plain arithmetic still computed

@@ -1657,13 +1657,20 @@ class Reader:
     def arith(self, expr):
         """$(( )) on whole numbers: names and $-expansions replaced, then + - * / % ** ( )
         and comparisons evaluated without eval (an AST walk)."""
+        secret = []
+
         def name_value(m):
             v = self.vars.get(m.group(0))
             if v is None:
                 v = self.get(m.group(0))
-            return "(%s)" % (v if not isinstance(v, list) else v[0] if v else "0")
+            v = v if not isinstance(v, list) else v[0] if v else "0"
+            if isinstance(v, str) and len(v) >= 6 and (v in self.secrets or _secret(m.group(0), v)):
+                secret.append(m.group(0))
+            return "(%s)" % v
 
         text = "".join(self._dq(expr))
+        if self._holds_secret(text):
+            secret.append(expr)
         if not self.marks(text):
             # bash's integer constants (bash(1) ARITHMETIC EVALUATION): 0N octal, 0xN hex, BASE#N; anything else that
             # starts with a digit (126_953_125, 08, 1e3) is an error: "value too great for base", the command fails
@@ -1697,6 +1704,10 @@ class Reader:
                                     "base): the command fails, a variable it assigns stays as it was" % excerpt(bad[0], 30))
         text = re.sub(NAME, name_value, text)
         text = self.resolve(text)
+        if secret:
+            # $((API_KEY / 1000)) printed the key's first digits (docs/security.md 70., as 36. for ${X:offset})
+            return self.unknown("$((%s))" % self.shown(expr).strip(), "arithmetic on a secret-looking value (not "
+                                "shown)")
         if self.marks(text):
             return self.unknown("$((%s))" % self.shown(expr).strip(), "arithmetic on a value known at run time")
         try:
