@@ -245,8 +245,8 @@ def _render_text(result, out, color):
             w("  %s: %s\n" % (_loc(e, multi), e["text"]))
         _context(w, bold, result)
         w("\nGeneric triage:\n")
-        for i, t in enumerate(result["triage"], 1):
-            w(_fill("  %d. " % i, t) + "\n")
+        for i, t in enumerate(result["triage"], 1):  # gpudoctor's own lines (GENERIC_TRIAGE), no log words: the
+            w(_fill("  %d. " % i, t, keep=True) + "\n")  # '|' of 'dmesg -T | grep' is a pipe, not a log's separator
         return
     findings = result["findings"]
     root = findings[0]
