@@ -197,6 +197,10 @@ def fill(scan, findings):
                 c0.setdefault("fix", []).insert(0, c["fix"][i])
             return
         line = line_for(got, ph[2] if ph else None)
+        # an edit an earlier reader wrote with the same value (argedit.py: 'task_type="CAUSAL_LM" (not ...)') stays
+        # first: it is the call's own spelling
+        if best is not None and any(best in x for x in c0.get("fix") or ()):
+            return
         if line and line not in (c0.get("fix") or []):
             c0.setdefault("fix", []).insert(0, line)
         return
