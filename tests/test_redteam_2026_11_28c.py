@@ -410,3 +410,23 @@ def test_plan_prints_no_arithmetic_of_a_secret(tmp_path):
     for part in ("987654", "54321", "987654322"):
         assert part not in said, part
     assert "--s 2000" in said  # plain arithmetic still computed
+
+
+@pytest.mark.parametrize("name", ["a; touch MARKER; #.log", "b$(touch MARKER).log", "c`touch MARKER`.log"])
+def test_explain_names_a_folders_hostile_file_as_one_shell_word(tmp_path, name):
+    # 71.: explain of a folder of per-rank logs names the first failing file ('first: rank 0 (FILE line 1)') and
+    # puts it before each quoted line ('FILE line 1: ...'), as the folder has it: a job's user names those files, and
+    # 'logs/a; touch MARKER; #.log' ran touch from the line (or its clause after ' (') when pasted.
+    import re
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / name).write_text("rank0: RuntimeError: CUDA error: out of memory\n")
+    (logs / "b.log").write_text("rank1: step 1\n")
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    rc, out, err = _run([sys.executable, "-P", "-m", "gpudoctor", "explain", "logs"], tmp_path, env=env)
+    assert rc in (0, 1), err[-2000:]
+    lines = [l.strip() for l in out.splitlines() if "MARKER" in l]
+    assert lines, out
+    lines += [l[m.end():] for l in list(lines) for m in re.finditer(r": |; |, | \(", l)]
+    assert _pasted(lines, tmp_path) == []

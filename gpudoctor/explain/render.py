@@ -5,7 +5,7 @@ import re
 import shutil
 import textwrap
 
-from gpudoctor.fixline import KEEP, keep_quoted, sh
+from gpudoctor.fixline import KEEP, hostile, keep_quoted, sh, shown_word
 
 # An export of the knowledge is "VALUE" or "VALUE   (why)": three spaces, then the why in
 # parentheses (gpudoctor/data/knowledge/*.toml). Only VALUE is the variable's value.
@@ -307,6 +307,8 @@ def _loc(h, multi, key="line"):
     """'line 3', 'rank3.log line 3' (several files), or the file alone (no line: a dump)."""
     line, path = h.get(key), h.get("file")
     path = _one_line(path) if path else path  # a file's name in a folder may hold any byte
+    if path and hostile(path):  # (and any shell word: 'logs/a; touch M; #.log line 1: ...'; docs/security.md 71.)
+        path = shown_word(path)
     if line is None:
         return path or "-"
     return ("%s line %d" % (path, line)) if multi and path else "line %d" % line
@@ -325,8 +327,14 @@ def _origin(f):
         who.append("on %s" % o["host"])
     if o.get("time"):
         who.append("at %s" % o["time"])
-    where = o.get("file") if o.get("line") is None else "%s line %s" % (o.get("file"), o.get("line"))
-    text = "first: %s (%s)" % (" ".join(who) or "in %s" % o.get("file"), where)
+    # the file's name is the folder's (a job's user names the files of its logs): one shell word where it holds what a
+    # shell acts on, as diff shows a node's values (41.): 'first: rank 0 (logs/a; touch M; #.log line 1)' ran touch
+    # from the clause after ' (' (docs/security.md 71.)
+    name = o.get("file")
+    if isinstance(name, str) and hostile(name):
+        name = shown_word(name)
+    where = name if o.get("line") is None else "%s line %s" % (name, o.get("line"))
+    text = "first: %s (%s)" % (" ".join(who) or "in %s" % name, where)
     others = []
     if sp.get("ranks", 0) > 1:
         others.append("%d other rank%s" % (sp["ranks"] - 1, "" if sp["ranks"] == 2 else "s"))
