@@ -56,6 +56,39 @@ def call(func, seconds):
     return True, out.value
 
 
+class held_interrupts(object):
+    """Within it, SIGINT and SIGTERM are noted, not raised (main thread only; elsewhere nothing changes): the short,
+    bounded wait after a first interrupt for what a run sampled (watch). A second signal there ended it at any line
+    and lost the partial report: coreutils' timeout -s INT sends the signal to its command and then again to the
+    whole process group (https://github.com/coreutils/coreutils/blob/master/src/timeout.c, cleanup()), so a command
+    it ends gets two, microseconds apart; a user's second Ctrl-C only waits out the bound."""
+
+    def __enter__(self):
+        import signal
+
+        self.old = {}
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                self.old[sig] = signal.signal(sig, self._note)
+            except (ValueError, OSError):  # not the main thread
+                pass
+        self.noted = []
+        return self
+
+    def _note(self, signum, frame):
+        self.noted.append(signum)
+
+    def __exit__(self, *exc):
+        import signal
+
+        for sig, handler in self.old.items():
+            try:
+                signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+            except (ValueError, OSError, TypeError):
+                pass
+        return False
+
+
 def local_nodes(python=None, timeout=30.0, fast=False):
     """This machine's facts as [Node], bounded by `timeout` seconds: the local transport
     (gpudoctor/transport/local.py), kept here for callers of the old name."""

@@ -42,7 +42,11 @@ class LocalTransport(Transport):
         try:
             finished, nodes = deadline.call(work, self.timeout)
         except KeyboardInterrupt as exc:
-            kept = _sampled_so_far(exc, options)
+            try:
+                with deadline.held_interrupts():  # timeout -s INT sends two: not a second Ctrl-C to obey
+                    kept = _sampled_so_far(exc, options)
+            except KeyboardInterrupt:  # one that came before the hold began
+                kept = None
             deadline.kill_children()
             exc.partial_nodes = kept or [interrupted_node(_hostname())]
             raise
@@ -57,8 +61,7 @@ STOP_GRACE = 3.0  # seconds a stopped watch window has to hand back what it samp
 
 def _sampled_so_far(exc, options):
     """[Node] with the samples `gpudoctor watch` took before Ctrl-C: the window is told to end (collector/watch.py
-    STOP) and given STOP_GRACE seconds to finish; None for any other run, or when it did not finish (a second
-    Ctrl-C ends the wait)."""
+    STOP) and given STOP_GRACE seconds to finish; None for any other run, or when it did not finish."""
     pending = getattr(exc, "pending", None)
     if not pending or not isinstance(options.get("watch"), dict):
         return None
@@ -66,10 +69,7 @@ def _sampled_so_far(exc, options):
     from gpudoctor.collector.watch import request_stop
 
     request_stop()
-    try:
-        out.finished.wait(STOP_GRACE)
-    except KeyboardInterrupt:
-        return None
+    out.finished.wait(STOP_GRACE)
     nodes = out.value if out.done and out.error is None else None
     if not nodes or not all(((n.facts or {}).get("watch") or {}).get("status") == "ok" for n in nodes):
         return None

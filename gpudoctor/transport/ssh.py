@@ -273,14 +273,16 @@ class SSHTransport(Transport):
                 bar.stop()
                 bar = None
             live = [s for s in list(flying.values()) if s.host not in results]
-            if isinstance((self.payload.options or {}).get("watch"), dict) and live:
-                live = self._stop_windows(live, done_q, results)  # watch: what each node sampled so far
-            enders = [threading.Thread(target=self._end, args=(s,), daemon=True) for s in live]
-            for t in enders:
-                t.start()
-            t_end = time.time() + KILL_SECONDS
-            for t in enders:
-                t.join(max(0.0, t_end - time.time()))
+            try:
+                # a second signal (timeout -s INT sends two) must not end the bounded stop and cleanup mid-way
+                from gpudoctor.deadline import held_interrupts
+
+                with held_interrupts():
+                    if isinstance((self.payload.options or {}).get("watch"), dict) and live:
+                        live = self._stop_windows(live, done_q, results)  # watch: what each node sampled so far
+                    self._end_all(live)
+            except KeyboardInterrupt:  # one that came before the hold began
+                self._end_all(live)
             exc.partial_nodes = [results.get(h.name) or interrupted_node(h.name, started=h.name in started)
                                  for h in hosts]
             raise
@@ -401,29 +403,45 @@ class SSHTransport(Transport):
         drain_err()
         return chan.recv_exit_status(), bytes(out), bytes(err).decode("utf-8", "replace"), truncated
 
+    def _end_all(self, live):
+        enders = [threading.Thread(target=self._end, args=(s,), daemon=True) for s in live]
+        for t in enders:
+            t.start()
+        t_end = time.time() + KILL_SECONDS
+        for t in enders:
+            t.join(max(0.0, t_end - time.time()))
+
     def _stop_windows(self, live, done_q, results):
         """Ctrl-C during `gpudoctor watch`: each node's collector is sent SIGINT (collector/watch.py STOP_SIGNAL: its
         window ends and it prints what it sampled; through timeout(1) where it runs under it) and given STOP_GRACE
-        seconds; the nodes that answered with their samples go into ``results``. Returns the slots still to end. A
-        second Ctrl-C ends the wait."""
+        seconds; the nodes that answered with their samples go into ``results``. Returns the slots still to end."""
         from gpudoctor.collector.watch import STOP_SIGNAL
 
-        try:
-            t_end = time.time() + 1.5
-            while any(s.pgid is None and s.exec_started for s in live) and time.time() < t_end:
-                time.sleep(0.05)  # a node whose collector just started: its worker reads the pgid line within 0.2 s
-            signalled = [s.host for s in live if s.pgid and self._signal(s, STOP_SIGNAL[3:])]
-            t_end = time.time() + STOP_GRACE
-            while signalled and any(h not in results for h in signalled) and time.time() < t_end:
-                try:
-                    name, node = done_q.get(timeout=max(0.01, min(0.2, t_end - time.time())))
-                except queue.Empty:
-                    continue
-                if name in signalled and isinstance(node, Node) and node.reachable and (
-                        (node.facts or {}).get("watch") or {}).get("status") == "ok":
-                    results[name] = node
-        except KeyboardInterrupt:
-            pass
+        t_end = time.time() + 1.5
+        while any(s.pgid is None and s.exec_started for s in live) and time.time() < t_end:
+            time.sleep(0.05)  # a node whose collector just started: its worker reads the pgid line within 0.2 s
+        sent = []  # each node on its own thread, bounded together: a slow node does not hold up the others
+
+        def send(slot):
+            if self._signal(slot, STOP_SIGNAL[3:]):
+                sent.append(slot.host)
+
+        senders = [threading.Thread(target=send, args=(s,), daemon=True) for s in live if s.pgid]
+        for t in senders:
+            t.start()
+        t_end = time.time() + KILL_SECONDS
+        for t in senders:
+            t.join(max(0.0, t_end - time.time()))
+        signalled = list(sent)
+        t_end = time.time() + STOP_GRACE
+        while signalled and any(h not in results for h in signalled) and time.time() < t_end:
+            try:
+                name, node = done_q.get(timeout=max(0.01, min(0.2, t_end - time.time())))
+            except queue.Empty:
+                continue
+            if name in signalled and isinstance(node, Node) and node.reachable and (
+                    (node.facts or {}).get("watch") or {}).get("status") == "ok":
+                results[name] = node
         return [s for s in live if s.host not in results]
 
     def _signal(self, slot, name):
