@@ -247,3 +247,25 @@ def test_a_networking_tools_error_prefix_alone_is_the_adapters(kb):
     r = _res("-E- Cannot open Device: /dev/mst/mt4123_pciconf0. No such file or directory. MFT may not be running\n",
              kb)
     assert r["verdict"] == "likely_cause" and r["root"].startswith("rdma.")
+
+
+REC = os.path.join(REPO, "fixtures", "explain", "noans24", "slurm-batch-script-without-wait.log")
+
+
+def test_a_real_batch_script_that_ends_before_its_steps(kb):
+    # recorded here on Debian's Slurm 22.05 (tests/slurmcluster.py's nodes, 2026-11-28): a batch script of three
+    # `srun ... &` steps and no `wait`; srun printed 'Slurm job 1 has expired', the running steps '*** STEP 1.0 ON sn1
+    # CANCELLED AT ... ***'
+    with open(REC) as f:
+        text = f.read()
+    r = _res(text, kb)
+    c = _first(r)
+    assert c["text"].startswith("One step deeper") and any("wait" in x for x in c["fix"])
+    assert r["verdict"] == "root_cause" and _root(r)["notes"][0].startswith("How sure: medium")
+    # the same lines without the script: a shell's stale SLURM_JOB_ID or a step's scancel fit them as well
+    out = text[text.index("script done"):]
+    r = _res(out, kb)
+    assert not any(c["text"].startswith("One step deeper") for f in r["findings"] for c in f.get("causes", []))
+    # and with the script's `wait`, the steps were waited for
+    r = _res(text.replace("echo script done\n", "wait\necho script done\n"), kb)
+    assert not any(c["text"].startswith("One step deeper") for f in r["findings"] for c in f.get("causes", []))

@@ -55,7 +55,8 @@ DOCS = {
 }
 
 # What a person decides. consequence: a bounded regex over the root finding's own line (case-insensitive), needles:
-# literal words one of which the line holds (lower case). shown: a line of the text that shows the deeper layer's
+# literal words one of which the line holds (lower case); consequence_if_shown / needles_if_shown: a line that has
+# other causes too, which counts only where `shown` is in the text. shown: a line of the text that shows the deeper layer's
 # state (the cause is then confirmed, How sure: medium); absent_shown: a line that must NOT be in the text for
 # `shown` to count (the script's `wait`); other: a line that names another cause, and the rule stands aside. shown,
 # absent_shown and other are read by the scan as structural patterns (explain/deeper.py PATTERNS): each runs on a line
@@ -129,9 +130,20 @@ RULES = [
         "layer": "the Slurm job that holds the step (its batch script or salloc's command)",
         "consequence": r"Job credential revoked|Job/step already completing or completed",
         "needles": ["credential revoked", "already completing"],
-        "found": "slurmd refused to start (or Slurm to create) a step because its job had already ended: slurmd "
-                 "revokes a job's credential when the job terminates and then refuses every launch request that "
-                 "carries it (src/slurmd/slurmd/req.c: 'Job credential revoked', ESLURMD_CREDENTIAL_REVOKED)",
+        # what Debian's Slurm 22.05 printed here for a batch script that ended before its `srun ... &` steps
+        # (fixtures/explain/noans24/slurm-batch-script-without-wait.log, recorded on tests/slurmcluster.py's nodes):
+        # a step started after the end 'srun: error: Slurm job N has expired' / 'Expired or invalid job N', the
+        # running ones '*** STEP N.M ON node CANCELLED AT time ***' with no reason. Alone these have other causes
+        # too (a shell's stale SLURM_JOB_ID, an scancel of the step): they count only where the text shows the
+        # script's background steps and no `wait`
+        "consequence_if_shown": r"Slurm job \d{1,12} has expired|Expired or invalid job \d{1,12}|\*\*\* STEP "
+                                r"\d{1,12}\.\d{1,6} ON [^\n*]{1,100}? CANCELLED AT [^\n*]{1,60}\*\*\*",
+        "needles_if_shown": ["has expired", "expired or invalid job", "cancelled at"],
+        "found": "Slurm refused or ended a step because its job had already ended: slurmd revokes a job's "
+                 "credential when the job terminates and refuses every launch that carries it (src/slurmd/slurmd/"
+                 "req.c: 'Job credential revoked', ESLURMD_CREDENTIAL_REVOKED), srun finds the job expired ('Slurm "
+                 "job N has expired'), and the steps still running are cancelled ('*** STEP N.M ON node CANCELLED "
+                 "AT ... ***')",
         "cause": "The job ended under its steps: the batch script (or salloc's command) returned while steps it "
                  "started in the background (`srun ... &`) were still starting or running, and a job lasts only as "
                  "long as its script. End the script with `wait` (srun(1)'s example of parallel steps does). A job "
@@ -315,7 +327,7 @@ def write_slice(path, docs):
 def build(docs):
     rules, versions = [], set()
     for r in RULES:
-        for pat in ("consequence", "shown", "absent_shown", "other"):
+        for pat in ("consequence", "consequence_if_shown", "shown", "absent_shown", "other"):
             if r.get(pat):
                 re.compile(r[pat])
         sources = []
@@ -326,7 +338,7 @@ def build(docs):
             versions.add(ver)
             sources.append({"doc": key, "package": ver, "url": DOCS[key][2], "quote": quote})
         row = {k: r[k] for k in ("id", "layer", "consequence", "needles", "found", "cause", "confirm", "fix")}
-        for k in ("shown", "absent_shown", "other"):
+        for k in ("consequence_if_shown", "needles_if_shown", "shown", "absent_shown", "other"):
             if r.get(k):
                 row[k] = r[k]
         row["sources"] = sources

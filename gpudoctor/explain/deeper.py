@@ -47,10 +47,19 @@ PATTERNS = _patterns()
 _COMPILED = {}
 
 
-def _consequence(r):
-    if r["id"] not in _COMPILED:
-        _COMPILED[r["id"]] = re.compile(r["consequence"], re.IGNORECASE)
-    return _COMPILED[r["id"]]
+def _compiled(r, key):
+    k = (r["id"], key)
+    if k not in _COMPILED:
+        _COMPILED[k] = re.compile(r[key], re.IGNORECASE)
+    return _COMPILED[k]
+
+
+def _shown(scan, i, r):
+    """The lines that show the deeper layer (none where the rule's absent_shown line is in the text too)."""
+    shown = list(_hits(scan, i, "shown"))
+    if shown and r.get("absent_shown") and _hits(scan, i, "absent_shown"):
+        return []  # (the script shows its `wait`: the background steps were waited for)
+    return shown
 
 
 def _hits(scan, i, kind):
@@ -63,8 +72,12 @@ def rule_for(root, scan):
     lines = [m for m in (root.get("matches") or ())[:MAX_LINES] if m.get("text")]
     for i, r in enumerate(_rules()):
         for m in lines:
-            low = m["text"][:2000].lower()
-            if any(n in low for n in r["needles"]) and _consequence(r).search(m["text"][:2000]):
+            text = m["text"][:2000]
+            low = text.lower()
+            hit = any(n in low for n in r["needles"]) and _compiled(r, "consequence").search(text)
+            if not hit and r.get("consequence_if_shown") and any(n in low for n in r.get("needles_if_shown") or ()):
+                hit = _compiled(r, "consequence_if_shown").search(text) and _shown(scan, i, r)
+            if hit:
                 if _hits(scan, i, "other"):
                     return None
                 return i, r, m
@@ -85,9 +98,7 @@ def apply(result, scan, kb=None):
     if got is None:
         return False
     i, r, m = got
-    shown = list(_hits(scan, i, "shown"))
-    if shown and r.get("absent_shown") and _hits(scan, i, "absent_shown"):
-        shown = []  # (the script shows its `wait`: the background steps were waited for)
+    shown = _shown(scan, i, r)
     ev = [{"line": m.get("line"), "text": m["text"][:400]}] + [{"line": h.line, "text": h.text[:400]}
                                                                for h in shown[:2]]
     cause = {"text": "One step deeper (%s): %s" % (r["layer"], r["cause"]), "checks": [],
