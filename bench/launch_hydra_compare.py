@@ -2,7 +2,7 @@
 """`gpudoctor plan mpiexec ...` against MPICH's own Hydra (launch24): ranks per host for random
 machinefiles (`host`, `host:N` lines; -f / -machinefile / -hostfile) and -hosts lists, with and
 without -ppn and -n. Hydra places the ranks without starting anything: `mpiexec.hydra -launcher
-manual -v` prints its "Proxy information" (each host and its process count) and then waits for
+manual -v` prints its "Proxy information" (per MPMD section) (each host and its process count) and then waits for
 proxies started by hand; it is killed after 3 s. A case where both refuse counts as agreeing.
 
 Hydra without installing it (Debian 12's mpich 4.0.2 would take over the mpirun/mpiexec
@@ -76,6 +76,9 @@ def cases(seed, k):
         if r.random() < .8:
             args += [r.choice(["-n", "-np"]), str(r.randint(1, 12))]
         args += ["python", "t.py"]
+        while r.random() < .3:  # an MPMD section (MPICH's mpiexec(1): `-n 1 ./master : -n 19 ./slave`)
+            args += [":"] + ([r.choice(["-n", "-np"]), str(r.randint(1, 6))] if r.random() < .7 else []) + [
+                "python", "u.py"]
         out.append(args)
     return out
 

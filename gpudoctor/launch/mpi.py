@@ -385,18 +385,31 @@ def _read_hydra_mpmd(plan, contexts, environ, launcher):
         sub = Plan()
         _read_hydra(sub, ctx, environ, launcher)
         n = sub.world_size()
-        if n is None:
-            refuse(launcher, "section %d of the MPMD line gives no -n" % (k + 1))
+        if n is None and k and first is not None and first.nodes and all(
+                nd.slots is not None for nd in first.nodes):
+            # a section without -n runs on every slot of the host list, as the first section without -n
+            # does (MPICH 4.0.2's Hydra, measured here: `-f m -n 1 ./a : ./b` with m = h1:2 h2:2 h3:2
+            # starts 1 + 6; launch24). It was refused.
+            n = sum(nd.slots for nd in first.nodes)
         counts.append(n)
         first = first or sub
+    if None in counts:
+        # no host list (this machine): a section without -n takes its cores, which are not known here
+        _read_hydra(plan, contexts[0], environ, launcher)
+        plan.set_nodes([Node(nd.host, nd.slots, None) for nd in plan.nodes], plan.nodes_source)
+        plan.world_min = plan.world_max = None
+        plan.nproc_per_node = None
+        plan.note("MPMD: %d sections, section %d without -n takes every core of the machine: the world is "
+                  "known at run time" % (len(counts), counts.index(None) + 1))
+        return plan
     total = sum(counts)
     opts = [a for a in contexts[0]]
-    # the first section's options with its -n replaced by the total: the same placement
+    # the first section's options with its -n replaced by the total (or the total given, where the first section
+    # has none: `-hosts h1:3,h2 ./a : -n 2 ./b` is 4 + 2 from h1 on, measured with Hydra 4.0.2): the same placement
     i = 0
-    rebuilt = []
+    rebuilt = ["-n", str(total)]
     while i < len(opts):
         if opts[i] in ("-n", "-np") and i + 1 < len(opts):
-            rebuilt += [opts[i], str(total)]
             i += 2
             continue
         rebuilt.append(opts[i])
