@@ -28,11 +28,27 @@ def _wait_for(what, predicate, seconds=60):
     raise AssertionError("gave up waiting for %s" % what)
 
 
-def _threads(pid):
+def _sleeping(pid, other_threads=False):
+    """Whether a thread of the process sleeps in the sampling loop's time.sleep (clock_nanosleep: wchan
+    hrtimer_nanosleep, proc(5)); ``other_threads``: a thread other than the main one (this machine's collector)."""
     try:
-        return len(os.listdir("/proc/%d/task" % pid))
+        tids = os.listdir("/proc/%d/task" % pid)
     except OSError:
-        return 0
+        return False
+    for tid in tids:
+        if other_threads and tid == str(pid):
+            continue
+        try:
+            with open("/proc/%d/task/%s/wchan" % (pid, tid)) as f:
+                if f.read().strip() == "hrtimer_nanosleep":
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def _sampling_here(pid):
+    return _sleeping(pid, other_threads=True)
 
 
 def _catches_sigint(pid):
@@ -106,7 +122,7 @@ def test_watch_interrupted_on_this_machine_keeps_what_it_sampled(tmp_path):
     gathered' and the seconds sampled were lost (userwalk23's leftover, reproduced: 'FAIL node vm could not be
     checked (interrupted)', an empty Samples table). The window now ends there and the report keeps what it sampled,
     saying so; exit 130."""
-    rc, out, err, took = _interrupted_watch(["--seconds", "60", "--json"], lambda pid: _threads(pid) >= 2,
+    rc, out, err, took = _interrupted_watch(["--seconds", "60", "--json"], _sampling_here,
                                             str(tmp_path))
     assert rc == 130, (out, err)
     doc = json.loads(out)
@@ -116,7 +132,7 @@ def test_watch_interrupted_on_this_machine_keeps_what_it_sampled(tmp_path):
     assert row["cpu"] is not None, row  # the counters were read at the stop: rates over the time sampled
     assert [n["reachable"] for n in doc["nodes"]] == [True], doc["nodes"]
     assert "1 of 1 node gathered before it; 0 marked interrupted" in err, err
-    rc, out, err, _ = _interrupted_watch(["--seconds", "60"], lambda pid: _threads(pid) >= 2, str(tmp_path))
+    rc, out, err, _ = _interrupted_watch(["--seconds", "60"], _sampling_here, str(tmp_path))
     assert rc == 130 and "could not be checked" not in out, out
     assert "s of 60 s: interrupted, the rates are over the time sampled)" in out, out
 
@@ -127,7 +143,7 @@ def test_watch_given_two_interrupts_at_once_still_keeps_what_it_sampled(tmp_path
     interrupted' (seen 1 run in 2 under a real timeout(1) as a non-root user). Both signals now end the window once;
     exit 130 with the samples."""
     for _ in range(3):
-        rc, out, err, took = _interrupted_watch(["--seconds", "60", "--json"], lambda pid: _threads(pid) >= 2,
+        rc, out, err, took = _interrupted_watch(["--seconds", "60", "--json"], _sampling_here,
                                                 str(tmp_path), times=2)
         assert rc == 130 and err.strip() != "gpudoctor: interrupted", err
         (row,) = json.loads(out)["samples"].values()
@@ -151,7 +167,7 @@ def test_watch_interrupted_over_ssh_keeps_what_each_node_sampled(tmp_path):
 
         def sampling(pid):
             pids = _collector_pids(sshds)
-            return len(pids) >= 2 and all(_catches_sigint(p) for p in pids)
+            return len(pids) >= 2 and all(_catches_sigint(p) and _sleeping(p) for p in pids)
 
         rc, out, err, took = _interrupted_watch(["--hosts", hf, "--ssh-config", c.ssh_config, "--seconds", "60",
                                                  "--json"], sampling, str(tmp_path), times=2)
@@ -195,3 +211,64 @@ def test_explain_since_last_good_on_a_node_that_never_passed_takes_its_best_run(
     p = gd(8192, "explain", "--json", "--facts", "now.json", "--since", "last-good", "--state-dir", state, "err.txt")
     (node,) = json.loads(p.stdout)["history"]["nodes"]
     assert node["kind"] == "fewest-failures" and "limits.memlock" in node["failed"] and node["matches"], node
+
+
+def _probe_workers(under):
+    """Pids of probe workers (python3 - under timeout(1)) below ``under`` that hold a socket: measuring."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                argv = f.read().split(b"\0")
+            if not os.path.basename(argv[0]).startswith(b"python") or argv[1:2] != [b"-"]:
+                continue
+            fds = [os.readlink("/proc/%s/fd/%s" % (name, fd)) for fd in os.listdir("/proc/%s/fd" % name)]
+        except OSError:
+            continue
+        pid, seen = int(name), 0
+        while pid > 1 and seen < 64:
+            pid, seen = _ppid(pid), seen + 1
+            if pid in under:
+                if any(x.startswith("socket:") for x in fds):
+                    out.append(int(name))
+                break
+    return out
+
+
+def test_probe_ended_by_timeout_prints_its_report_once(tmp_path):
+    """`timeout 60 gpudoctor probe --hosts hf` (and timeout -s INT): coreutils' timeout signals its command and then
+    its whole process group, so probe got two SIGTERMs (SIGINTs) microseconds apart; the second landed in the
+    partial report's cleanup: 'gpudoctor: interrupted' and no report, or exit 3 'internal error ... RuntimeError:
+    release unlocked lock' with a crash file calling it a gpudoctor bug. Two signals back to back are now one
+    interrupt: the report, exit 143 (130). Real sshd nodes, real probe workers."""
+    import sshcluster
+
+    if not sshcluster.available():
+        pytest.skip("needs root and openssh-server (tests/run.sh installs it)")
+    c = sshcluster.Cluster()
+    try:
+        c.add("n1").add("n2").start()
+        hf = c.hostfile()
+        sshds = set(p.pid for p in c.procs)
+        for sig, code, name in ((signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "SIGINT")) * 2:
+            p = subprocess.Popen([sys.executable, "-m", "gpudoctor", "probe", "--hosts", hf, "--ssh-config",
+                                  c.ssh_config], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 stdin=subprocess.DEVNULL, env=_env(), cwd=str(tmp_path), text=True)
+            try:
+                _wait_for("the probe's workers", lambda: len(_probe_workers(sshds)) >= 2 or p.poll() is not None)
+                assert p.poll() is None, p.communicate()
+                p.send_signal(sig)
+                p.send_signal(sig)
+                out, err = p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+            assert p.returncode == code, (name, p.returncode, out, err)
+            assert "INTERRUPTED by %s" % name in out, (name, out, err)
+            assert err.strip() == "gpudoctor: interrupted (%s): the report covers what was measured before it" % name, err
+            _wait_for("the workers to end", lambda: not _probe_workers(sshds), 30)
+    finally:
+        c.cleanup()
