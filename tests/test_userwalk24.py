@@ -272,3 +272,23 @@ def test_probe_ended_by_timeout_prints_its_report_once(tmp_path):
             _wait_for("the workers to end", lambda: not _probe_workers(sshds), 30)
     finally:
         c.cleanup()
+
+
+def test_docs_launch_procid_example_is_the_start_of_what_plan_prints():
+    """docs/launch.md's `gpudoctor plan fixtures/launch/scripts/issue19_procid_once.sbatch` example is an excerpt: its
+    lines are the first lines plan prints, a line ending '...' cut there, a last '  ...' for the rest. It left out
+    'nproc_per_node 8' between two printed lines, so a reader compared a different report."""
+    text = open(os.path.join(ROOT, "docs", "launch.md")).read()
+    cmd = "$ gpudoctor plan fixtures/launch/scripts/issue19_procid_once.sbatch\n"
+    block = text[text.index(cmd) + len(cmd):]
+    doc = block[:block.index("```")].splitlines()
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "plan", "fixtures/launch/scripts/issue19_procid_once.sbatch"],
+                       capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.splitlines()
+    assert doc[-1].strip() == "..." and len(out) > len(doc) - 1, (doc, out)
+    for want, got in zip(doc[:-1], out):
+        if want.endswith(", ..."):
+            assert got.startswith(want[:-3]), (want, got)
+        else:
+            assert got == want, (want, got)
