@@ -178,6 +178,9 @@ def multislurm(tmp_path_factory):
 # bridges and namespaces, watchnet's and test_probe_tcp's namespaces, veths and tc, rootful podman, and
 # test_probe_tcp counts the machine's probe workers. Every other file is a unit of its own (its module fixtures,
 # such as `kb`, built once as serially). docs/benchmarks.md ("The suite on two workers") says how it was measured.
+# A file that asks for the session's 4-node Slurm (the `multislurm` fixture: test_slurm22, test_slurm23, ...) is a
+# bed too, found by that word in its source (_asks_multislurm): on the other worker it started a second 4-node Slurm
+# and ran beside the beds (its probes and namespaces beside test_probe_tcp's count of probe workers).
 BEDS = frozenset("test_%s.py" % n for n in (
     "cluster", "container_view", "early_srun", "launch_rendezvous", "mutation_early_srun", "podman",
     "probe_hardening", "probe_local", "probe_tcp", "probe_units", "redteam_2026_11_26_descriptions", "slurm",
@@ -190,11 +193,39 @@ BEDS = frozenset("test_%s.py" % n for n in (
 # test_explain_time compiles every pattern again where test_explain has not.
 SHARED = frozenset(("test_explain.py", "test_explain_generated.py", "test_explain_time.py"))
 
+# The longest units after the beds, handed out first, longest first (each worker takes the next unit when it is
+# almost done; a long unit handed out last kept one worker busy alone at the end: test_slurm22, 79 s at load 8, began
+# 80 s before the end of a run). Each took 20-85 s in suite24's clean-clone runs at load 8-10 (docs/benchmarks.md,
+# "The suite under ~5 minutes again"); a file not listed only goes in its file order.
+FIRST = ("every-pattern",) + tuple("tests/test_%s.py" % n for n in (
+    "fuzz", "redteam_2026_11_28b", "redteam_2026_11_25", "hostile", "packaging", "userwalk23", "explain_wrap23",
+    "explain_speed", "fix_paste", "redteam_2026_11_28", "userwalk22", "review23", "explain_time_shapes"))
+
+_MULTISLURM = {}
+
+
+def _asks_multislurm(path):
+    """Whether the test file at `path` (relative to the repository) uses the multislurm fixture."""
+    if path not in _MULTISLURM:
+        try:
+            with open(os.path.join(ROOT, path), encoding="utf-8", errors="replace") as f:
+                _MULTISLURM[path] = "multislurm" in f.read()
+        except OSError:
+            _MULTISLURM[path] = False
+    return _MULTISLURM[path]
+
 
 def _unit(nodeid):
     path = nodeid.split("::", 1)[0]
     name = path.rsplit("/", 1)[-1]
-    return "beds" if name in BEDS else "every-pattern" if name in SHARED else path
+    if name in BEDS or _asks_multislurm(path):
+        return "beds"
+    return "every-pattern" if name in SHARED else path
+
+
+def _order(unit):
+    """Where a unit is handed out: the beds, then FIRST in its order, then the rest."""
+    return -1 if unit == "beds" else FIRST.index(unit) if unit in FIRST else len(FIRST)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -215,6 +246,7 @@ def pytest_xdist_make_scheduler(config, log):
 
 def pytest_collection_modifyitems(session, config, items):
     """On an xdist worker, the beds first (the longest unit; with --no-loadscope-reorder the first unit
-    handed out), in their serial order; the other files keep theirs. A serial run is not reordered."""
+    handed out), in their serial order, then FIRST; the other files keep their order. A serial run is not
+    reordered."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=lambda item: _unit(item.nodeid) != "beds")
+        items.sort(key=lambda item: _order(_unit(item.nodeid)))
