@@ -483,12 +483,14 @@ def _hello_missed(out):
     """A node's worker that did not say hello within the run's hello window (3 s for these budgets: gpudoctor/
     probe/run.py, _hello) is reported as hung, and with fewer than two live nodes there are no rounds to skip. Seen
     once, at load ~13 with a second copy of the suite running beside this one (2026-11-27): the run is then repeated
-    with a larger budget, as for the facts phase."""
+    with a larger budget, as for the facts phase. Repeated too where other nodes are left: one round of one pair
+    instead of three, isolation present, at load ~10 in a two-worker clean-clone run (2026-11-28, suite24; the
+    assertion then showed no node list, which it now does)."""
     try:
         doc = json.loads(out)
     except ValueError:
         return False
-    return doc.get("isolation") is None and any(n.get("error_kind") == "hang" for n in doc.get("nodes") or [])
+    return any(n.get("error_kind") == "hang" for n in doc.get("nodes") or [])
 
 
 def test_a_short_budget_skips_rounds_and_says_so(bed):
@@ -511,6 +513,7 @@ def test_a_short_budget_skips_rounds_and_says_so(bed):
     assert doc["elapsed_s"] <= budget + 2.5, (budget, doc["elapsed_s"], took, rc)
     assert took < budget + 15, (budget, took, rc)
     iso = doc["isolation"]
-    assert iso["rounds_total"] == 3 and iso["rounds_skipped"] >= 1, (budget, iso)
+    assert iso["rounds_total"] == 3 and iso["rounds_skipped"] >= 1, (
+        budget, iso, [(n["host"], n["error_kind"], n["error"]) for n in doc["nodes"]])
     assert [f["message"] for f in doc["findings"] if f["check"] == "probe.budget"], (budget, doc["findings"])
     assert wait_no_probe_processes() == []
