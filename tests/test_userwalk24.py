@@ -292,3 +292,25 @@ def test_docs_launch_procid_example_is_the_start_of_what_plan_prints():
             assert got.startswith(want[:-3]), (want, got)
         else:
             assert got == want, (want, got)
+
+
+def test_docs_launch_check_example_is_what_check_prints(tmp_path):
+    """docs/launch.md's `gpudoctor check --facts facts/ --select launch --launch "mpirun -np 3 ..."` example, over
+    the recorded H200 node's facts as gpu1 and gpu2: after its '...' (the node table) the lines are the report's
+    last lines. They were recorded unwrapped; the report wraps its prose at 100 columns off a terminal."""
+    text = open(os.path.join(ROOT, "docs", "launch.md")).read()
+    line = '$ gpudoctor check --facts facts/ --select launch --launch "mpirun -np 3 -H gpu1:2,gpu2:2 -x NCCL_DEBUG=INFO ' \
+           'python3 train.py"\n'
+    block = text[text.index(line) + len(line):]
+    doc = block[:block.index("```")].splitlines()
+    assert doc[0] == "...", doc
+    facts = json.load(open(os.path.join(ROOT, "fixtures", "nodes", "h200x2-ubuntu2404-torch211.json")))
+    (tmp_path / "facts").mkdir()
+    for name in ("gpu1", "gpu2"):
+        facts["node"] = name
+        (tmp_path / "facts" / (name + ".json")).write_text(json.dumps(facts))
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", "facts/", "--select", "launch",
+                        "--launch", "mpirun -np 3 -H gpu1:2,gpu2:2 -x NCCL_DEBUG=INFO python3 train.py"],
+                       capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[-(len(doc) - 1):] == doc[1:], p.stdout
