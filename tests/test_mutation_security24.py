@@ -261,3 +261,58 @@ def test_include_flattened_text_is_bounded_in_bytes(tmp_path, monkeypatch):
         ssh._flattened([(str(tmp_path / "cfg"), False)])
     assert str(e.value) == "ssh config %s: Include makes the configuration more than 0 MiB in all" % (
         tmp_path / "leaf")
+
+
+# --- probe's text report (probe/report.py render_text, docs/security.md 63.) and shown_of (64.) ---
+
+def _probe_doc():
+    import json
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return json.load(open(os.path.join(root, "fixtures", "probe", "h200x2-two-groups-socket.json")))
+
+
+def _probe_text(doc, found=None):
+    from gpudoctor.probe import findings, report
+
+    out = io.StringIO()
+    report.render_text(doc, findings.evaluate(doc, {}) if found is None else found, out)
+    return out.getvalue()
+
+
+def test_probe_text_escapes_each_line_and_keeps_the_lines():
+    doc = _probe_doc()
+    doc["nodes"][0]["host"] = "g0\x1b]0;T\x07"
+    doc["nodes"][1]["python"] = "3.12\x1b[2J\u202e"
+    lines = _probe_text(doc).split("\n")
+    assert lines[:3] == ["gpudoctor probe: mode nccl, 2 of 2 nodes, 8.7 s of a 150 s budget",
+                         "  g0\\x1b]0;T\\x07         ok (python 3.12.3, 1 GPU(s), torch)",
+                         "  h200x2-g1        ok (python 3.12\\x1b[2J\\u202e, 1 GPU(s), torch)"]
+    assert lines[3:5] == ["", "all nodes (2 ranks, NCCL 2.28.9): NET/Socket over eth0"]
+    assert all(c.isprintable() for line in lines for c in line)
+
+
+@pytest.mark.parametrize("where", ["socket_ifs", "ib_devices", "oob_if"])
+def test_probe_transport_line_shows_a_name_nccl_said_as_one_shell_word(where):
+    doc = _probe_doc()
+    name = "eth0;touch M;#"
+    nccl = doc["jobs"][0]["nccl"]
+    nccl["socket_ifs"], nccl["ib_devices"], nccl["oob_if"] = [], [], None
+    nccl[where] = {"socket_ifs": [{"index": 0, "name": name, "addr": "192.0.2.2<0>"}],
+                   "ib_devices": [{"index": 0, "device": name, "port": 1, "kind": "RoCE"}], "oob_if": name}[where]
+    doc["jobs"][0]["transport"] = "NET/Socket over %s" % name
+    lines = _probe_text(doc, []).split("\n")
+    assert "all nodes (2 ranks, NCCL 2.28.9): NET/Socket over $'eth0;touch\\x20M;#'" in lines, lines[:6]
+
+
+def test_probe_shown_of_takes_every_nodes_facts_and_every_job():
+    from gpudoctor.probe.findings import shown_of
+
+    doc = _probe_doc()
+    doc["jobs"] = [{"nccl": None}, "not a job", {"nccl": {"socket_ifs": [{"name": "a$(x)"}]}},
+                   {"nccl": {"oob_if": "b`y`"}}]
+    facts = {"n1": {"rdma": {"devices": [{"name": "mlx5_0;x"}]}}, "n2": None, "n3": {"env": {"V": "c&&d"}}}
+    shown = shown_of(doc, facts)
+    assert shown("a$(x) b`y` mlx5_0;x c&&d plain") == "'a$(x)' 'b`y`' 'mlx5_0;x' 'c&&d' plain"
+    assert shown_of(doc, None)("mlx5_0;x a$(x)") == "mlx5_0;x 'a$(x)'"
+    assert shown_of({}, {})("a$(x)") == "a$(x)"
