@@ -44,6 +44,10 @@ def _patterns():
 
 
 PATTERNS = _patterns()
+# none of these lines is an answer of its own: each shows (or sets aside) a deeper layer's state beside a root, and
+# a user's sentence on such a line is still the user's (symptoms._program_lines; fp24: "/dev/shm is only 64M in the
+# container" is deeper.inotify_watches' 'other' line)
+CONTEXT_LINES = frozenset(PATTERNS)
 _COMPILED = {}
 
 

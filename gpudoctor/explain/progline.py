@@ -37,6 +37,10 @@ CMD_WINDOW = 40  # lines after a program's command line whose level-form lines a
 LAUNCHERS = frozenset(("srun", "salloc", "sbatch", "sattach", "mpirun", "mpiexec", "orterun", "oshrun", "shmemrun",
                        "pdsh", "ssh", "slogin", "docker", "podman", "apptainer", "singularity", "runc", "containerd"))
 MAX_HITS = 64
+# the patterns above that read the user's own lines (a command line, `kubectl logs ...`), not a program's output: a
+# symptom told in words on such a line is still the user's (symptoms._program_lines; fp24: "mpirun puts all processes
+# on the same host" is also mpirun's command alone on its line)
+USER_LINES = frozenset(("_struct_pl_cmd", "_struct_pl_klogs"))
 
 
 def _table():
@@ -134,9 +138,16 @@ def _pod_failed(g):
 _LOW_LEVEL = re.compile(r"^[\[(]?(?:warning|warn|info|note|notice|debug|verbose)\b", re.IGNORECASE)
 
 
+# a failure word after 'to' or a modal is what may happen, not what did: pdsh's "interrupt (one more within 1 sec to
+# abort)" (src/pdsh/dsh.c), "press Ctrl-C again to abort", "this will fail if ..." (fp24)
+_MAY = re.compile(r"\b(?:to|will|would|may|might|could|can|shall|should)[ \t]{1,4}$", re.IGNORECASE)
+
+
 def _failure(msg):
     msg = (msg or "").strip()
-    return bool(_FAIL.search(msg)) and not _NOT_FAIL.search(msg) and not _LOW_LEVEL.match(msg)
+    if _NOT_FAIL.search(msg) or _LOW_LEVEL.match(msg):
+        return False
+    return any(not _MAY.search(msg[max(0, m.start() - 12):m.start()]) for m in _FAIL.finditer(msg))
 
 
 def candidates(scan):
@@ -186,13 +197,43 @@ def candidates(scan):
     return sorted(out, key=lambda x: x[0])
 
 
+def _read_lines(scan, kb):
+    """The lines a knowledge entry's message matched: a table reads them, and its reading stands where the answer
+    kept no finding for them (fp24: the kernel's 'nvidia 0000:18:00.0: PCIe Bus Error: severity=Corrected' is
+    gpu.pcie_corrected's, a note on a healthy dmesg, not the nvidia driver's failure line)."""
+    out = set()
+    for key, lines in (getattr(scan, "match_lines", None) or {}).items():
+        if not key.startswith("_") and key in kb.by_id:
+            out.update(lines)
+    return out
+
+
+def _continues(scan, h, read):
+    """A device message that goes on a report whose head a table read: the same device's lines just above, up to a
+    line a knowledge entry matched (Linux's aer_print_error prints 'PCIe Bus Error: severity=...', then 'device
+    [vvvv:dddd] error status/mask=...' and the bit's name, each with the device's prefix)."""
+    bus = (h.groups or {}).get("bus")
+    mine = {x.line: x for x in scan.matches.get("_struct_pl_dev", []) if (x.groups or {}).get("bus") == bus}
+    n = h.line - 1
+    while n > 0 and h.line - n <= 8:
+        if n not in mine:
+            return False
+        if n in read:
+            return True
+        n -= 1
+    return False
+
+
 def finding(scan, kb, structural_finding):
     from gpudoctor.explain.provenance import _ran_past
 
     t = _table()
+    read = _read_lines(scan, kb)
     for line, kind, name, h, why in candidates(scan):
         row = (t.get({"prog": "programs", "driver": "drivers", "pod": "pods"}[kind]) or {}).get(name)
-        if not row or row["family"] not in kb.by_id or _ran_past(scan, line):
+        if not row or row["family"] not in kb.by_id or _ran_past(scan, line) or line in read:
+            continue
+        if kind == "driver" and _continues(scan, h, read):
             continue
         f = structural_finding(kb.by_id[row["family"]], h, why, scan)
         what = {"prog": "the program %s" % name, "driver": "the kernel driver %s" % name,

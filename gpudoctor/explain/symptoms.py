@@ -383,11 +383,14 @@ def _program_lines(scan):
     """Lines a program printed: an error line (text.GENERIC_ERRORS), a line a knowledge entry or a
     structural pattern matched (PyTorch's own 'out of shared memory' advice is a message, not the user's)."""
     from gpudoctor.explain.clidocs import USER_LINES as _CLI  # (clidocs20) the tools' command lines shown
+    from gpudoctor.explain.deeper import CONTEXT_LINES as _DEEPER  # (fp24) a deeper layer's state lines, no answer
+    from gpudoctor.explain.progline import USER_LINES as _PL  # (fp24) known programs' command lines
     from gpudoctor.explain.slurmscript import USER_LINES  # (slurm19) the user's own script and command lines
 
     out = set(getattr(scan, "error_lines", ()) or ())
     for key, lines in (getattr(scan, "match_lines", None) or {}).items():
-        if not key.startswith(PREFIX) and key not in USER_LINES and key not in _CLI:
+        if not key.startswith(PREFIX) and key not in USER_LINES and key not in _CLI and key not in _PL and \
+                key not in _DEEPER:
             out.update(lines)
     return out
 
