@@ -267,6 +267,11 @@ def _fold_hashed(changes):
     return changes[:i] + [folded] + [c for c in changes[i:] if c not in hashed]
 
 
+def _hashed(v):
+    """An environment value the collector kept only as its keyed hash (collector/system.py env_hash)."""
+    return isinstance(v, str) and v.startswith("hmac:")
+
+
 def compare(before, after, key_ids=(None, None)) -> List[Change]:
     """The changes from facts ``before`` to facts ``after`` (one node), in path order.
     Environment values kept only as keyed hashes are compared when both documents were
@@ -286,6 +291,11 @@ def compare(before, after, key_ids=(None, None)) -> List[Change]:
             continue
         if path.startswith("env.hashed") and not comparable_hashes:
             continue
+        if _hashed(va) and _hashed(vb) and not comparable_hashes:
+            # the same rule for every hashed copy of a variable (nccl.effective, nccl.files, a job's
+            # environ): two runs' keys differ, so different hashes say nothing (seen on a real 2x H100:
+            # NVSHMEM_DISABLE_NVLS=1 in ~/.nccl.conf listed as changed between two `gpudoctor facts` runs)
+            continue
         if path.startswith("nccl.effective.") and path.endswith(".source") and ABSENT in (va, vb):
             continue  # a variable set or unset: its value's change says it
         if path.endswith(".status") or path.endswith(".reason"):
@@ -295,9 +305,9 @@ def compare(before, after, key_ids=(None, None)) -> List[Change]:
         lab = label_of(path)
         if lab == "":
             continue
-        if path.startswith("env.hashed"):
-            va = "value#" + str(va).split(":")[-1][:8] if va is not ABSENT else va
-            vb = "value#" + str(vb).split(":")[-1][:8] if vb is not ABSENT else vb
+        # a hash is shown as value#<8 hex> (docs/history.md), wherever the collector kept one
+        va = "value#" + va.split(":")[-1][:8] if _hashed(va) else va
+        vb = "value#" + vb.split(":")[-1][:8] if _hashed(vb) else vb
         c = Change(path=path, label=lab, before=va, after=vb, section=path.split(".")[0].split("[")[0])
         if c.key() in seen:
             first = seen[c.key()]

@@ -801,12 +801,19 @@ def explain_changes(result, node_facts, since, state_dir, cfg=None):
         matches = []
         for f in result.get("findings") or []:
             checks = sorted({c for cause in f.get("causes") or [] for c in cause.get("checks") or []})
-            if not checks:
-                continue
             sections = tuple(s for c in checks for s in needs.get(c, ()))
             mine = related(changes, sections) if sections else []
-            if mine:
-                matches.append({"finding": f.get("id"), "checks": checks, "changes": [c.text for c in mine]})
+            # the variables the finding's fixes set (a cause's exports: NCCL_SOCKET_IFNAME for
+            # nccl.socket_ifname): a change of one is the finding's too, with or without a check that
+            # reads it (a real 2x H100 read "nothing the explained errors' checks read changed" beside
+            # NCCL_SOCKET_IFNAME (absent) -> nosuch0 and NCCL's "Bootstrap : no socket interface found")
+            names = sorted({n for cause in f.get("causes") or [] for n in cause.get("exports") or {}
+                            if isinstance(n, str)})
+            sets = [c for c in changes if c not in mine and c.label in names]
+            if mine or sets:
+                matches.append({"finding": f.get("id"), "checks": checks,
+                                "variables": sorted({c.label for c in sets}),
+                                "changes": [c.text for c in mine + sets]})
         node = {"host": host, "record_at": rec.get("at"), "kind": kind, "changes": [c.text for c in changes],
                 "matches": matches}
         if kind == "fewest-failures":
@@ -833,8 +840,10 @@ def explain_lines(hist):
         head = "history: %s since %s" % (n["host"], then)
         if n["matches"]:
             for m in n["matches"]:
+                why = list(m["checks"]) if not m.get("variables") else (
+                    m["checks"] + ["its fix sets " + ", ".join(m["variables"])])
                 lines.append("history: %s: %s (%s) matches what changed since %s: %s" % (
-                    n["host"], m["finding"], ", ".join(m["checks"]), then, "; ".join(m["changes"][:3])))
+                    n["host"], m["finding"], ", ".join(why), then, "; ".join(m["changes"][:3])))
         elif n["changes"]:
             lines.append("%s: nothing the explained errors' checks read changed; other changes: %s" % (
                 head, "; ".join(n["changes"][:4])))
