@@ -314,3 +314,15 @@ def test_docs_launch_check_example_is_what_check_prints(tmp_path):
                        capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines()[-(len(doc) - 1):] == doc[1:], p.stdout
+
+
+def test_explain_of_an_empty_input_prints_its_own_sentence_as_written(tmp_path):
+    """`gpudoctor explain - < /dev/null` (CI with nothing piped) printed gpudoctor's own sentence through the guard for
+    words copied from a log: "A $'job\\x27s' log ... (stderr without $'2\\x3e\\x261,' sbatch --error)". Now as
+    written: 'A job's log', '2>&1'."""
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "-"], stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, env=_env(CI="true"), cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 0, p.stderr
+    text = " ".join(p.stdout.split())
+    assert "$'" not in p.stdout, p.stdout
+    assert "A job's log can be empty" in text and "(stderr without 2>&1, sbatch --error)" in text, p.stdout

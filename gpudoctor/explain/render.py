@@ -231,7 +231,7 @@ def _render_text(result, out, color):
             # an empty log or pipe (userwalk22): "nothing in this text" read as if a text had been judged
             w(_fill("  ", "The input is empty (0 bytes): there was nothing to judge. A job's log can be empty when the "
                           "job failed before it wrote anything, or when its errors went elsewhere (stderr without "
-                          "2>&1, sbatch --error).") + "\n")
+                          "2>&1, sbatch --error).", keep=True) + "\n")  # gpudoctor's own words, no log's
         else:
             w("  Nothing in this text is an error line that gpudoctor knows, and no line says something failed.\n")
         _context(w, bold, result)
