@@ -316,3 +316,69 @@ def test_probe_shown_of_takes_every_nodes_facts_and_every_job():
     assert shown("a$(x) b`y` mlx5_0;x c&&d plain") == "'a$(x)' 'b`y`' 'mlx5_0;x' 'c&&d' plain"
     assert shown_of(doc, None)("mlx5_0;x a$(x)") == "mlx5_0;x 'a$(x)'"
     assert shown_of({}, {})("a$(x)") == "a$(x)"
+
+
+def _kinds(facts, config):
+    from gpudoctor.registry import NA, Skip
+
+    k = facts["env"]["kind"]
+    if k == "error":
+        yield Finding.error("bad thing", fix="do it")
+    elif k == "warning":
+        yield Finding.warning("so-so", exports={"X": "1"})
+    elif k == "info":
+        yield Finding.info("fyi")
+        yield Pass("fine")
+    elif k == "skip":
+        yield Skip("could not read it")
+    elif k == "na":
+        yield NA("nothing to judge")
+    elif k == "crash":
+        raise KeyError("boom")
+    else:
+        yield Pass("ok")
+
+
+def _kinds_xml(strict):
+    nodes = [Node(host=h, facts={"env": {"status": "ok", "kind": h}})
+             for h in ("error", "warning", "info", "skip", "na", "crash", "pass")]
+    nodes.append(Node(host="down", error="no route", error_kind=None))
+    report = run_checks(nodes, [Check(id="k.ind", title="kinds", func=_kinds, needs=("env",))], Config())
+    report.strict = strict
+    out = io.StringIO()
+    junit.render(report, out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_junit_every_outcome_as_ci_parsers_read_it(strict):
+    text = _kinds_xml(strict)
+    assert text.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="gpudoctor" ')
+    root = ET.fromstring(text)
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert list(suites) == ["error", "warning", "info", "skip", "na", "crash", "pass", "down"]
+    counts = {h: tuple(s.get(k) for k in ("tests", "failures", "errors", "skipped")) for h, s in suites.items()}
+    assert counts == {"error": ("1", "1", "0", "0"), "warning": ("1", "1" if strict else "0", "0", "0"),
+                      "info": ("1", "0", "0", "0"), "skip": ("1", "0", "0", "1"), "na": ("1", "0", "0", "1"),
+                      "crash": ("1", "0", "1", "0"), "pass": ("1", "0", "0", "0"), "down": ("1", "0", "1", "0")}
+    assert tuple(root.get(k) for k in ("tests", "failures", "errors", "skipped")) == (
+        "8", "2" if strict else "1", "2", "2")
+    for h, s in suites.items():
+        assert s.get("hostname") == h
+        assert [(c.get("classname"), c.get("name")) for c in s] == [
+            ("gpudoctor.%s" % h, "node.checked" if h == "down" else "k.ind")]
+    case = {h: s[0] for h, s in suites.items()}
+    assert [(e.tag, e.get("type"), e.get("message"), e.text) for e in case["error"]] == [
+        ("failure", "error", "bad thing", "fix:\ndo it")]
+    warn = ("failure", "warning", "so-so", "export X=1") if strict else ("system-out", None, None,
+                                                                       "WARNING: so-so\nexport X=1")
+    assert [(e.tag, e.get("type"), e.get("message"), e.text) for e in case["warning"]] == [warn]
+    assert [(e.tag, e.text) for e in case["info"]] == [("system-out", "INFO: fyi")]
+    assert [(e.tag, e.get("message")) for e in case["skip"]] == [("skipped", "could not read it")]
+    assert [(e.tag, e.get("message")) for e in case["na"]] == [("skipped", "n/a: nothing to judge")]
+    (err,) = case["crash"]
+    assert err.tag == "error" and err.get("type") == "crashed"
+    assert err.get("message").startswith("the check itself failed (a gpudoctor bug): KeyError")
+    assert [(e.tag, e.get("type"), e.get("message"), e.text) for e in case["down"]] == [
+        ("error", "error", "down could not be checked (error): no route", "no route")]
+    assert text.endswith("</testsuites>\n")
