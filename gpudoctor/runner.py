@@ -90,8 +90,11 @@ class CheckResult(Record):
             sev = "error" if self.status == "fail" else "warning"
             worst = [f for f in self.findings if f.severity == sev] or self.findings
             text = worst[0].message if worst else self.status
-            if len(worst) > 1:
-                text += " (+%d more)" % (len(worst) - 1)
+            # one problem on several nodes, each with its own observed value (NCCL_SOCKET_IFNAME=nosuch0 on
+            # sn1 and sn2, each listing its own interfaces: slurm24), is one message, not "+1 more"
+            more = len(set(f.message for f in worst)) - 1
+            if more > 0:
+                text += " (+%d more)" % more
             return text
         if self.status == "pass":
             return self.evidence

@@ -193,3 +193,17 @@ def test_every_recorded_text_has_a_test_or_a_reason():
     left = sorted(set(n for n in os.listdir(RECORDED) if n.endswith(".txt")) - set(EXPECTED))
     # sinfo -R naming gpudoctor's drain reason is no error text (slurm24's leftover: explain finds none in it)
     assert left == ["sinfo-prolog-drained.txt"], left
+
+
+def test_one_problem_on_every_node_is_one_line_naming_the_nodes(ms):
+    """`NCCL_SOCKET_IFNAME=nosuch0 gpudoctor check --via srun --nodes sn[1-2]` (the drift walk: an env var
+    added to the job): each node's finding lists its own interfaces (observed), so the text report read
+    'FAIL nccl.env ... (+1 more) [sn1]' and then the same FAIL line twice, [sn1] and [sn2]. Now one line,
+    [sn[1-2]]; the JSON keeps each node's finding."""
+    p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-2]", "--select", "nccl.env"]),
+               env={"NCCL_SOCKET_IFNAME": "nosuch0"}, timeout=90, cwd=ms.cwd)
+    out = " ".join(p.stdout.split())
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert ('FAIL nccl.env NCCL_SOCKET_IFNAME=nosuch0 matches no interface that is up with an address: NCCL fails '
+            'with "no socket interface found" [sn[1-2]]') in out, p.stdout
+    assert "(+1 more)" not in out and out.count("matches no interface") == 1, p.stdout

@@ -75,7 +75,7 @@ def _result_line(report, r, width, cols=WIDTH):
             sev = "error" if r.status == "fail" else "warning"
             worst = [f for f in r.findings if f.severity == sev]
             if worst:
-                text += _hosts_note(report, worst[0].hosts)
+                text += _hosts_note(report, [h for f in worst if f.message == worst[0].message for h in f.hosts or []])
     mark = MARK[r.status]
     return wrap(mark.strip(), "%s %-*s  %s" % (mark, width, r.id, text), CONT, cols)
 
@@ -85,14 +85,24 @@ def _fix_lines(report, r, cols=WIDTH):
     # the check's own line already says its one problem; a finding gets a line of its own only
     # beside another problem of the check (notes, info findings, never count: a history note
     # under a failing check is one indented line, not a second FAIL line)
-    problems = [f for f in r.findings if f.severity != "info"]
+    # the same problem said the same way on several nodes (each node's finding keeps its own observed value) is
+    # one line naming the nodes together: it was one line per node under a "(+1 more)" (slurm24)
+    groups = []  # [(finding, hosts)]
     for f in sorted(r.findings, key=lambda f: ("error", "warning", "info").index(f.severity)):
+        key = (f.severity, f.message, f.fix or "", sorted((str(k), str(v)) for k, v in f.exports.items()))
+        same = next((g for g in groups if g[0] == key), None)
+        if same:
+            same[2].extend(h for h in f.hosts or [] if h not in same[2])
+        else:
+            groups.append((key, f, list(f.hosts or [])))
+    problems = [f for _, f, _ in groups if f.severity != "info"]
+    for _, f, hosts in groups:
         if f.severity == "info":
-            out.extend(wrap("NOTE", "     note: %s%s" % (f.message, _hosts_note(report, f.hosts)), CONT, cols))
+            out.extend(wrap("NOTE", "     note: %s%s" % (f.message, _hosts_note(report, hosts)), CONT, cols))
             continue
         if len(problems) > 1:
             out.extend(wrap(FINDING_MARK[f.severity], "     %s %s%s" % (FINDING_MARK[f.severity], f.message,
-                                                                       _hosts_note(report, f.hosts)), CONT, cols))
+                                                                       _hosts_note(report, hosts)), CONT, cols))
         # a fix's lines are the check's own (values in it are quoted on one line by
         # gpudoctor/fixline.py); each line is shown with its control characters escaped
         for line in (f.fix or "").splitlines():
