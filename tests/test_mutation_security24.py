@@ -382,3 +382,33 @@ def test_junit_every_outcome_as_ci_parsers_read_it(strict):
     assert [(e.tag, e.get("type"), e.get("message"), e.text) for e in case["down"]] == [
         ("error", "error", "down could not be checked (error): no route", "no route")]
     assert text.endswith("</testsuites>\n")
+
+
+def test_junit_counts_add_up_over_several_checks_of_a_node():
+    from gpudoctor.registry import NA, Skip
+
+    def make(kind):
+        def f(facts, config):
+            if kind == "error":
+                yield Finding.error("bad")
+            elif kind == "skip":
+                yield Skip("unread")
+            elif kind == "na":
+                yield NA("none")
+            elif kind == "crash":
+                raise ValueError("boom")
+            else:
+                yield Finding.warning("w1")
+                yield Finding.warning("w2")
+                yield Finding.info("i1")
+        return f
+
+    kinds = ["error", "error", "skip", "na", "crash", "crash", "notes"]
+    checks = [Check(id="c%d.%s" % (i, k), title=k, func=make(k), needs=("env",)) for i, k in enumerate(kinds)]
+    report = run_checks([Node(host="n1", facts={"env": {"status": "ok"}})], checks, Config())
+    out = io.StringIO()
+    junit.render(report, out)
+    (suite,) = ET.fromstring(out.getvalue()).findall("testsuite")
+    assert tuple(suite.get(k) for k in ("tests", "failures", "errors", "skipped")) == ("7", "2", "2", "2")
+    notes = suite[6].find("system-out").text
+    assert notes == "WARNING: w1\nWARNING: w2\nINFO: i1"
