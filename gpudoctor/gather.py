@@ -296,6 +296,16 @@ def from_facts(path, what="--facts"):
     return nodes
 
 
+def check_save_target(out_dir):
+    """Before a run gathers what save() will write: a path that is a file (or a refused symlink) is an input error
+    now, not after `watch --seconds 600` sampled for ten minutes (userwalk24)."""
+    from gpudoctor.report.atomic import check_folder
+
+    check_folder(out_dir)
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise InputError("cannot write facts to %s: it exists and is not a folder" % out_dir)
+
+
 def save(nodes, out_dir):
     """One file per node: its facts, or a gpudoctor.node/1 record of why it failed. Each
     file is written atomically (a reader never sees half of one); a folder that cannot be

@@ -326,3 +326,14 @@ def test_explain_of_an_empty_input_prints_its_own_sentence_as_written(tmp_path):
     text = " ".join(p.stdout.split())
     assert "$'" not in p.stdout, p.stdout
     assert "A job's log can be empty" in text and "(stderr without 2>&1, sbatch --error)" in text, p.stdout
+
+
+def test_watch_save_to_a_file_is_refused_before_it_samples(tmp_path):
+    """`gpudoctor watch --seconds 600 --save out` where out is a file sampled for ten minutes, then said 'cannot write
+    facts to out: it exists and is not a folder' and lost the samples. Now refused first (exit 2, one line); facts
+    --hosts -o FILE likewise before gathering."""
+    (tmp_path / "out").write_text("")
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "watch", "--seconds", "600", "--save", "out"],
+                       capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 2 and p.stdout == "", p.stdout
+    assert p.stderr == "gpudoctor: error: cannot write facts to out: it exists and is not a folder\n", p.stderr

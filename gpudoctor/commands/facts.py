@@ -20,6 +20,8 @@ def run(args):
     from gpudoctor import gather
 
     cfg = config_from(args)
+    if args.output and (args.hosts or args.nodes):  # a folder then: refused before the nodes are gathered
+        gather.check_save_target(args.output)
     interrupted = False  # else 130 (Ctrl-C) or 143 (SIGTERM)
     try:
         with sigterm_as_interrupt():

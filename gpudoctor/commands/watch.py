@@ -124,6 +124,10 @@ def run(args):
     if args.facts and (args.hosts or args.nodes or args.local):
         raise InputError("--facts reads saved samples: drop --hosts/--nodes/--local")
     cfg = config_from(args)
+    if args.save and not args.facts:
+        from gpudoctor.gather import check_save_target
+
+        check_save_target(args.save)  # before the window, not after it
     interrupted = False  # else 130 (Ctrl-C) or 143 (SIGTERM)
     try:
         from gpudoctor.errors import EXIT_INTERRUPTED, sigterm_as_interrupt
