@@ -96,3 +96,56 @@ def test_healthy_recordings_have_no_root(kb, name):
 def test_srun_without_a_configuration_is_slurms(kb):
     r = _file(kb, "fp24", "srun-rdma-no-config-transcript.log")
     assert r["verdict"] in ANSWERED and _ids(r)[0].startswith("slurm."), (r["verdict"], _ids(r))
+
+
+# ---------------------------------------------------------------- logged errors the program went on after, then the real failure
+
+@pytest.mark.parametrize("parts,want", [
+    # both ranks log a caught state_dict error and train on, rank 1 logs a caught OSError with its traceback, then
+    # rank 1 dies of an uncaught ValueError (it was usercode.state_dict_mismatch, root_cause)
+    (("fp23", "torchrun-cpu-ddp-caught-errors-then-rank1-dies.log"), "usercode.shape_mismatch"),
+    # two WARNING records of a retried ConnectionError, success, progress, then ModuleNotFoundError (it was
+    # rendezvous.connect, root_cause)
+    (("fp23", "python-retry-recovered-then-import-error.log"), "code.python_env"),
+    # the same in logging's default format (ERROR:loader:...), then an uncaught FileNotFoundError (recorded after the
+    # mechanism was written: it was rendezvous.connect, root_cause)
+    (("fp24", "python-logging-default-default-then-oserror.log"), "code.exception"),
+])
+def test_the_failure_after_records_the_program_went_on_after_is_the_root(kb, parts, want):
+    r = _file(kb, *parts)
+    assert r["verdict"] in ANSWERED and _ids(r)[0] == want, (r["verdict"], _ids(r))
+    assert "rendezvous.connect" not in _ids(r)[:1] and "usercode.state_dict_mismatch" not in _ids(r)[:1]
+
+
+def test_a_record_that_did_not_go_on_stays_the_root(kb):
+    # an ERROR record, then the same exception uncaught: no later record of that logger, the record is the failure
+    r = _file(kb, "fp24", "python-logging-default-ended-here.log")
+    assert r["verdict"] == "root_cause" and _ids(r)[0] == "rendezvous.connect", (r["verdict"], _ids(r))
+
+
+def test_records_that_went_on_then_a_line_nothing_reads_is_not_sure(kb):
+    # WARNING records of a retried fetch, progress, then bash's report that the process aborted (fp23's run of
+    # src/retry.py abortplain): nothing reads the end, so the records' family is How sure: low, with the end's line
+    text = ("2026-11-28 00:20:55,446 WARNING data: fetch failed (attempt 1): ConnectionError: [Errno 111] Connection "
+            "refused; retrying\n"
+            "2026-11-28 00:20:55,446 WARNING data: fetch failed (attempt 2): ConnectionError: [Errno 111] Connection "
+            "refused; retrying\n"
+            "2026-11-28 00:20:55,446 INFO data: fetched 10 bytes after 3 attempts\n"
+            "2026-11-28 00:20:55,446 INFO data: step 0 loss 1.000\n"
+            "2026-11-28 00:20:55,446 INFO data: step 1 loss 0.500\n"
+            "2026-11-28 00:20:55,446 INFO data: step 2 loss 0.333\n"
+            "py/run_abort2.sh: line 2:  5354 Aborted                 python retry.py abortplain\n")
+    r = _res(kb, text)
+    assert r["verdict"] == "likely_cause", (r["verdict"], _ids(r))
+    assert any("line 7" in n for n in r["findings"][0]["notes"] if isinstance(n, str))
+    # ... the same records with no end after them: the job went on, no root
+    r = _res(kb, text.rsplit("py/run_abort2", 1)[0])
+    assert r["verdict"] == "no_error", (r["verdict"], _ids(r))
+
+
+@pytest.mark.parametrize("name", ["torchrun-cpu-ddp-caught-errors-completes.log",
+                                  "python-logging-exception-retry-recovered.log",
+                                  "python-logging-warning-retry-recovered.log"])
+def test_runs_that_recovered_stay_healthy(kb, name):
+    r = _file(kb, "fp23", name)
+    assert r["verdict"] == "no_error" and not r["findings"], (name, r["verdict"], _ids(r))

@@ -369,6 +369,9 @@ def analyze(scan, kb, assume_error=False):
 
     findings, went_past = _outcome.past_warnings(scan, findings, lambda: structural(scan, kb), _went_on_before)
     notes.extend(went_past)
+    # (fp24) ... and one that stands only on logging records its program went on after (caught, retried, logged)
+    findings, went_past = _outcome.past_records(scan, findings, lambda: structural(scan, kb), _went_on_before)
+    notes.extend(went_past)
     done = _completed(scan, findings)
     if done is None and (findings or errors):
         done = _outcome.went_on(scan, findings)

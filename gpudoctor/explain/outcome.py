@@ -423,6 +423,102 @@ def _warning_only(f):
         _WARNING_LINE.search(m.get("text") or "") and "NCCL WARN" not in (m.get("text") or "") for m in ms)
 
 
+_GOES_ON = ("progress", "done", "end")
+
+
+def _record_went_on(out, line):
+    """The event after a logging record at ``line`` that shows its program went on: a later progress / done / end
+    line of the same input that is a record of the same header (record_head; a rank's record: that rank's, the same
+    header up to its level's separator, as _caught reads a caught traceback's record), or None. A record's own level
+    is its program's word that it logged and went on: 'WARNING data: fetch failed (attempt 1): ...; retrying', then
+    'INFO data: step 0 ...' (fp24)."""
+    ev = next((e for e in out["events"] if e[0] == line), None)
+    if ev is None or not record_head(ev[5], ("WARNING", "ERROR")):
+        return None
+    head, short, rank = (out.get("heads") or {}).get(line), _short_head(ev[5]), ev[4]
+    for e in out["events"]:
+        if e[0] <= line or e[1] not in _GOES_ON or e[4] != rank:
+            continue
+        if (rank is None and head is not None and (out.get("heads") or {}).get(e[0]) == head) or \
+                (rank is not None and short is not None and _short_head(e[5]) == short):
+            return e
+    return None
+
+
+def _passed_over(scan, outs, f, caught):
+    """The event that shows the job went past every line ``f`` stands on, each a logging record its program went on
+    after (_record_went_on) or a line of a traceback such a record carried (_caught), or None."""
+    ms = f.get("matches") or []
+    if not ms or f.get("match_count", 0) > len(ms) or f["kind"] == "echo":
+        return None
+    spans = [(tb["header_line"], tb["line"], tb["intro_line"]) for tb in getattr(scan, "tracebacks", None) or ()
+             if tb.get("line") in caught and tb.get("header_line") is not None and tb.get("intro_line") is not None]
+    best = None
+    for m in ms:
+        ln = m["line"]
+        # a caught traceback's line: its record went on (the record's own line before the traceback)
+        ln = next((at for a, b, at in spans if a <= ln <= b), ln)
+        got = _record_went_on(outs[_source_index(scan, ln)], ln)
+        if got is None:
+            return None
+        if best is None or got[0] > best[0]:
+            best = got
+    return best
+
+
+def past_records(scan, findings, structural, note):
+    """A root that stands only on logging records its program went on after (a WARNING or ERROR record followed by
+    the same logger's or rank's later records of progress; a traceback such a record carried), before a later failure
+    that is no such record: that later failure is the root, the records become notes ('went on'), as past_warnings
+    does for a program's warning lines. fp23's left: a retried ConnectionError logged as WARNING, then an uncaught
+    ModuleNotFoundError; both ranks' logged, caught state_dict error, then rank 1's uncaught ValueError. Unchanged
+    when no later failure is read (then went_on judges the whole text)."""
+    outs = getattr(scan, "outcomes", None)
+    if not findings or findings[0]["kind"] == "echo" or not outs or len(outs) != len(scan.sources):
+        return findings, []
+    err_rank = {h.line: (h.origin[0] if getattr(h, "origin", None) else origin(h.text or "")[0]) for h in scan.errors}
+    caught = _caught(scan, outs, err_rank)
+    passed = _passed_over(scan, outs, findings[0], caught)
+    if passed is None:
+        return findings, []
+    gone, rest = [], []
+    for f in findings:
+        (gone if f["kind"] != "echo" and _passed_over(scan, outs, f, caught) is not None else rest).append(f)
+    later = sorted((f for f in rest if f["kind"] != "echo" and f["first_line"] > passed[0]),
+                   key=lambda f: f["first_line"])
+    got = structural()
+    if got is not None and got["kind"] != "echo" and got["first_line"] > passed[0] and \
+            _passed_over(scan, outs, got, caught) is None and (not later or got["first_line"] < later[0]["first_line"]):
+        later = [got]
+        rest = [got] + rest
+    if not later:
+        _ended_later(scan, outs, findings[0], passed, caught)
+        return findings, []
+    head = later[0]
+    rest = [head] + [f for f in rest if f is not head]
+    for f in rest:
+        f["role"] = "related" if f["kind"] != "echo" else "cascade"
+    head["role"] = "root"
+    return rest, [note(f, (passed[0], passed[5], "progress")) for f in gone]
+
+
+def _ended_later(scan, outs, root, passed, caught):
+    """A root the job went on after, and a later line where a process ended that nothing reads (bash's 'Aborted'
+    report of the script, a kill): the root is not what stopped the job, and the text names nothing surer; the root
+    says How sure: low (calibrate: likely_cause) and which line ended the job."""
+    spans = [(tb["header_line"], tb["line"]) for tb in getattr(scan, "tracebacks", None) or ()
+             if tb.get("line") in caught and tb.get("header_line") is not None]
+    out = outs[_source_index(scan, passed[0])]
+    end = next((e for e in out["events"] if e[0] > passed[0] and e[1] in ("fatal", "terminal")
+                and not any(a <= e[0] <= b for a, b in spans) and _record_went_on(out, e[0]) is None), None)
+    if end is None:
+        return
+    root.setdefault("notes", []).insert(0, (
+        "How sure: low. The program went on after the line(s) this answer stands on (line %d: %s): it logged them "
+        "and carried on. The job ended later, at line %d (%s), which names no cause gpudoctor knows: look there "
+        "first." % (passed[0], passed[5][:120], end[0], end[5][:160])))
+
+
 def past_warnings(scan, findings, structural, note):
     """A root that stands only on warning lines (each marked as a warning by its own program, _WARNING_LINE) which
     the job went past (advancing progress after them, from the same rank) before a later failure: the warning is
