@@ -155,3 +155,66 @@ def test_probe_local_document_reads_back():
     # NVLink between the two H100s: the JSON run's 1 GiB all_reduce bus bandwidth, as printed
     best = max(c["busbw_gbps"] for c in doc["jobs"][0]["collectives"] if c["op"] == "all_reduce")
     assert best > 200 and ("%.2f" % best) in text
+
+
+# -- the second call (call2/): the fixes above on the real host, CUDA_VISIBLE_DEVICES=0 under a 2-rank launch ---------
+
+def _c2(name):
+    return os.path.join(HERE, "call2", name)
+
+
+def test_fixes_held_on_the_real_host():
+    """call2 ran a wheel of the tree with both fixes: the host printed the match and one change."""
+    assert ("history: vm: nccl.socket_ifname (its fix sets NCCL_SOCKET_IFNAME) matches what changed since"
+            in open(_c2("explain-if.txt")).read())
+    assert "Summary: 1 change on 1 node; 1 check changed verdict; exit 1" in open(_c2("diff-files-if.txt")).read()
+
+
+def test_invalid_device_ordinal_fix_counts_the_visible_gpus(gd):
+    """NVML lists both H100s whatever CUDA_VISIBLE_DEVICES says; a process under CUDA_VISIBLE_DEVICES=0 sees one.
+    The host printed 'torchrun --nproc_per_node 2 ... (this node has 2 GPUs)': the launch that failed."""
+    assert "torchrun --nproc_per_node 2 ...   (this node has 2 GPUs)" in open(_c2("explain-cvd.txt")).read()
+    p = gd("explain", "--json", "--facts", _c2("facts-cvd.json"), _c2("cvd-ar.log"))
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["root"] == "cuda.invalid_device_ordinal"
+    first = d["findings"][0]["causes"][0]["fix"][0]
+    assert first == "torchrun --nproc_per_node 1 ...   (this node has 2 GPUs; CUDA_VISIBLE_DEVICES=0 shows 1)", first
+    # the same log with the host's facts before the change: both GPUs
+    p = gd("explain", "--json", "--facts", _c2("facts-a.json"), _c2("cvd-ar.log"))
+    assert json.loads(p.stdout)["findings"][0]["causes"][0]["fix"][0] == \
+        "torchrun --nproc_per_node 2 ...   (this node has 2 GPUs)"
+
+
+@pytest.mark.parametrize("cvd, seen", [
+    ("0", 1), ("1,0", 2), ("0,7,1", 1), ("", 0), ("-1", 0), ("0,0", 1),
+    ("GPU-1d58b8db", 1), ("GPU-1d58b8db,GPU-377e7082", 2), ("GPU-ffff", 0), ("NoDevFiles", 0),
+])
+def test_visible_gpus_of_the_real_facts(cvd, seen):
+    from gpudoctor.explain.fixes import visible_gpus
+
+    facts = json.load(open(_c2("facts-a.json")))
+    assert visible_gpus(facts) == (2, None)
+    facts["env"]["values"]["CUDA_VISIBLE_DEVICES"] = cvd
+    assert visible_gpus(facts) == (seen, cvd)
+
+
+def test_no_visible_gpu_says_unset(gd, tmp_path):
+    facts = json.load(open(_c2("facts-cvd.json")))
+    facts["env"]["values"]["CUDA_VISIBLE_DEVICES"] = "7"
+    f = tmp_path / "f.json"
+    f.write_text(json.dumps(facts))
+    p = gd("explain", "--json", "--facts", str(f), _c2("cvd-ar.log"))
+    first = json.loads(p.stdout)["findings"][0]["causes"][0]["fix"][0]
+    assert first.startswith("unset CUDA_VISIBLE_DEVICES   (this node has 2 GPUs; CUDA_VISIBLE_DEVICES=7 shows 0"), first
+
+
+def test_watch_exit_code_under_sigint_on_the_host(gd):
+    """timeout --preserve-status -s INT: watch's own exit code, 130, with the window's samples."""
+    assert "watch-int-json rc=130" in open(_c2("steps.txt")).read()
+    d = json.load(open(_c2("watch-interrupted.json")))
+    assert d["summary"]["exit_code"] == 130 and d["samples"]["vm"]["interrupted"] is True
+    assert all(g["samples"] >= 38 and g["util"] > 90 for g in d["samples"]["vm"]["gpus"])
+    p = gd("watch", "--facts", _c2("watch-interrupted-save-vm.json"), "--json")
+    assert p.returncode == 0, p.stderr
+    assert {c["id"]: c["status"] for c in json.loads(p.stdout)["checks"]} == {c["id"]: c["status"] for c in d["checks"]}

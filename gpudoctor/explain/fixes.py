@@ -484,6 +484,39 @@ def gpu_count(facts):
     return len(gpu.get("gpus") or []) if gpu else None
 
 
+def visible_gpus(facts):
+    """(GPUs a process of this node sees, the CUDA_VISIBLE_DEVICES value that narrows them, or None).
+    NVML (the gpu section) lists every GPU whatever CUDA_VISIBLE_DEVICES says; CUDA counts the
+    list's entries up to the first that names no GPU ("If one of the indices is invalid, only the
+    devices whose index precedes the invalid index are visible", CUDA C Programming Guide, CUDA
+    Environment Variables: https://docs.nvidia.com/cuda/cuda-c-programming-guide/#env-vars).
+    Seen on a real 2x H100: CUDA_VISIBLE_DEVICES=0 under torchrun --nproc-per-node 2, and the fix
+    read 'torchrun --nproc_per_node 2 (this node has 2 GPUs)', the launch that failed."""
+    gpu = _section(facts, "gpu")
+    if not gpu:
+        return None, None
+    gpus = [g for g in gpu.get("gpus") or [] if isinstance(g, dict)]
+    env = _section(facts, "env") or {}
+    v = (env.get("values") or {}).get("CUDA_VISIBLE_DEVICES")
+    if not isinstance(v, str):
+        return len(gpus), None  # unset (or kept only as a hash: nothing to count)
+    seen = []
+    for tok in v.split(","):
+        tok = tok.strip()
+        if tok.isdigit() and int(tok) < len(gpus):
+            idx = int(tok)
+        else:
+            ids = [g.get("index") for g in gpus if tok[:4] in ("GPU-", "MIG-") and isinstance(g.get("uuid"), str)
+                   and g["uuid"].startswith(tok)]
+            if len(ids) != 1:
+                break
+            idx = ids[0]
+        if idx in seen:
+            break
+        seen.append(idx)
+    return len(seen), v
+
+
 def _nics(nodes):
     """(NCCL_SOCKET_IFNAME value, why) across the nodes: one name, or a comma list of each
     node's NIC (NCCL and gloo take a comma-separated list), or None when a node has none."""
@@ -580,11 +613,17 @@ def apply(result, facts, scan=None):
                         "   (%s is the launcher in this log; pick a free port: ss -ltnp | grep <port>)" % launcher
             elif kind == "visible_gpus":
                 n = gpu_count(facts) if facts else None
-                if n is not None and launcher in NPROC_FLAG:
-                    line = NPROC_FLAG[launcher].format(n=n) + "   (this node has %d GPU%s)" % (n, "" if n == 1 else "s")
+                seen, cvd = visible_gpus(facts) if facts else (None, None)
+                has = "this node has %d GPU%s" % (n, "" if n == 1 else "s") if n is not None else ""
+                if cvd is not None and seen != n:
+                    has += cmd("; CUDA_VISIBLE_DEVICES={0} shows ", cvd) + "%d" % seen
+                    n = seen
+                if n == 0 and cvd is not None:
+                    line = "unset CUDA_VISIBLE_DEVICES" + "   (%s: it names none of them)" % has
+                elif n is not None and launcher in NPROC_FLAG:
+                    line = NPROC_FLAG[launcher].format(n=n) + "   (%s)" % has
                 elif n is not None:
-                    line = "start at most %d process%s per node (this node has %d GPU%s)" % (
-                        n, "" if n == 1 else "es", n, "" if n == 1 else "s")
+                    line = "start at most %d process%s per node (%s)" % (n, "" if n == 1 else "es", has)
                 elif launcher in NPROC_FLAG:
                     line = NPROC_FLAG[launcher].format(n="<GPUs per node: nvidia-smi -L | wc -l>") + \
                         "   (%s is the launcher in this log)" % launcher
