@@ -145,7 +145,7 @@ RULES = [
                  "job N has expired'), and the steps still running are cancelled ('*** STEP N.M ON node CANCELLED "
                  "AT ... ***')",
         "cause": "The job ended under its steps: the batch script (or salloc's command) returned while steps it "
-                 "started in the background (`srun ... &`) were still starting or running, and a job lasts only as "
+                 "started in the background (srun ... & lines) were still starting or running, and a job lasts only as "
                  "long as its script. End the script with `wait` (srun(1)'s example of parallel steps does). A job "
                  "cancelled (scancel) or past its time limit ends its steps the same way.",
         "confirm": ["the batch script: every `srun ... &` must be followed by `wait` before the script ends",

@@ -90,14 +90,18 @@ def safe_prose(text):
     own span around such a separator, from the word it begins in to the word it ends in, becomes one _inert word,
     blanks and all: a wrap at one of its blanks began a line with the log's next word (`touch M;` ...)."""
     spans = _log_spans(text)
-    if not spans and not _TRIGGER.search(text):
+    trigger = _TRIGGER.search(text)
+    if not spans and not trigger:
         return text
+    # (review24) the words outside the log's spans follow the trigger rule alone: with a span but no trigger, the
+    # prose's own apostrophes and backquotes ("salloc's", `wait`) stayed as written, not $'salloc\x27s'
+    rest = _words_safe if trigger else (lambda t: t)
     out, last = [], 0
     for s, e in spans:
-        out.append(_words_safe(text[last:s]))
+        out.append(rest(text[last:s]))
         out.append(_inert(text[s:e]))
         last = e
-    out.append(_words_safe(text[last:]))
+    out.append(rest(text[last:]))
     return "".join(out)
 
 
