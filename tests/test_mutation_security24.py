@@ -412,3 +412,20 @@ def test_junit_counts_add_up_over_several_checks_of_a_node():
     assert tuple(suite.get(k) for k in ("tests", "failures", "errors", "skipped")) == ("7", "2", "2", "2")
     notes = suite[6].find("system-out").text
     assert notes == "WARNING: w1\nWARNING: w2\nINFO: i1"
+
+
+def test_include_comments_nested_blocks_and_a_system_files_nested_relative_path(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "a").write_text("Host commented\n")  # a word after '#' is a comment, not a file
+    (home / ".ssh" / "inner").write_text("Host inner\n")
+    (home / ".ssh" / "mid").write_text("  User m\nInclude inner\n  Port 3\n")  # an included file's lines go on
+    monkeypatch.setenv("HOME", str(home))
+    top = tmp_path / "cfg"
+    top.write_text("Host outer\nInclude mid # a\n")
+    text, met = ssh._flattened([(str(top), False)])
+    assert _hosts_of(text) == ["Host outer", "User m", "Host inner", "Host outer", "Port 3", "Host outer"]
+    # a system file's include, and what that file includes in turn, is relative to /etc/ssh (none here), not ~/.ssh
+    top.write_text("Include %s\n" % (home / ".ssh" / "mid"))
+    text, _ = ssh._flattened([(str(top), True)])
+    assert _hosts_of(text) == ["User m", "Port 3", "Host *"]
