@@ -429,3 +429,11 @@ def test_include_comments_nested_blocks_and_a_system_files_nested_relative_path(
     top.write_text("Include %s\n" % (home / ".ssh" / "mid"))
     text, _ = ssh._flattened([(str(top), True)])
     assert _hosts_of(text) == ["User m", "Port 3", "Host *"]
+
+
+def test_include_an_included_files_bad_line_is_refused_at_its_file_and_line(tmp_path):
+    (tmp_path / "inc.conf").write_text("Host n1\n  Port 0\n")  # ssh refuses it too
+    (tmp_path / "cfg").write_text("Include %s\n" % (tmp_path / "inc.conf"))
+    with pytest.raises(InputError) as e:
+        ssh._flattened([(str(tmp_path / "cfg"), False)])
+    assert str(e.value).startswith("ssh config %s:2: " % (tmp_path / "inc.conf"))
