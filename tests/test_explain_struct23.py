@@ -165,7 +165,7 @@ def test_healthy_text_untouched(kb):
 
 # ---------------------------------------------------------------- neighbouring families (item 3)
 
-DEV_SETS = "2026-11-27aq,2026-11-27ar,2026-11-27as,2026-11-27p37,2026-11-27p38,2026-11-28at,2026-11-28au,2026-11-28p39,2026-11-28p40"
+DEV_SETS = "2026-11-27aq,2026-11-27ar,2026-11-27as,2026-11-27p37,2026-11-27p38,2026-11-28at,2026-11-28au,2026-11-28p39,2026-11-28p40,2026-11-28av,2026-11-28aw,2026-11-28p41,2026-11-28p42"
 
 
 def test_the_neighbours_table_regenerates_from_the_seen_labels(tmp_path):

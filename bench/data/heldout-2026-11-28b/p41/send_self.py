@@ -1,0 +1,15 @@
+import os, torch, torch.distributed as dist
+dist.init_process_group("gloo")
+rank, world = dist.get_rank(), dist.get_world_size()
+# ring exchange of a halo buffer
+buf = torch.full((4,), float(rank))
+recv = torch.empty(4)
+peer = rank  # BUG planted: should be (rank + 1) % world for send
+if rank % 2 == 0:
+    dist.send(buf, dst=peer)
+    dist.recv(recv, src=(rank - 1) % world)
+else:
+    dist.recv(recv, src=(rank - 1) % world)
+    dist.send(buf, dst=peer)
+print(f"rank {rank}: got {recv.tolist()}", flush=True)
+dist.destroy_process_group()
