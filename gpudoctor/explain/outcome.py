@@ -494,7 +494,12 @@ def past_records(scan, findings, structural, note):
     if not later:
         _ended_later(scan, outs, findings[0], passed, caught)
         return findings, []
-    head = later[0]
+    return _promoted(later[0], rest, gone, passed, note)
+
+
+def _promoted(head, rest, gone, passed, note):
+    """(findings, notes) with ``head`` the root, the other findings related (or cascade for echoes), and a progress
+    note for each finding in ``gone`` (what the run went past)."""
     rest = [head] + [f for f in rest if f is not head]
     for f in rest:
         f["role"] = "related" if f["kind"] != "echo" else "cascade"
@@ -556,9 +561,4 @@ def past_warnings(scan, findings, structural, note):
         rest = [got] + rest
     if not later:
         return findings, []
-    head = later[0]
-    rest = [head] + [f for f in rest if f is not head]
-    for f in rest:
-        f["role"] = "related" if f["kind"] != "echo" else "cascade"
-    head["role"] = "root"
-    return rest, [note(f, (passed[0], passed[5], "progress")) for f in gone]
+    return _promoted(later[0], rest, gone, passed, note)
