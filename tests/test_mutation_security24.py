@@ -252,11 +252,16 @@ def test_include_globs_look_at_a_bounded_number_of_entries_in_all(tmp_path, monk
 
 def test_include_flattened_text_is_bounded_in_bytes(tmp_path, monkeypatch):
     (tmp_path / "leaf").write_text("Host l\n" * 10)  # 70 characters
-    (tmp_path / "cfg").write_text("Include %s\n" % (tmp_path / "leaf"))
-    monkeypatch.setattr(ssh, "MAX_FLATTENED", 70 + len((tmp_path / "cfg").read_text()))
+    one = "Include %s\n" % (tmp_path / "leaf")
+    two = "Include %s %s\n" % (tmp_path / "leaf", tmp_path / "leaf")
+    monkeypatch.setattr(ssh, "MAX_FLATTENED", len(one) + 70)
+    (tmp_path / "cfg").write_text(one)
     text, _ = ssh._flattened([(str(tmp_path / "cfg"), False)])  # the include line + 70: the bound itself
     assert text.count("Host l") == 10
-    (tmp_path / "cfg").write_text("Include %s %s\n" % (tmp_path / "leaf", tmp_path / "leaf"))
+    (tmp_path / "cfg").write_text(two)
+    # the two-include file and one leaf, less one character: whatever tmp_path's length (under xdist or not), the
+    # refusal comes at the second leaf, not at the file itself
+    monkeypatch.setattr(ssh, "MAX_FLATTENED", len(two) + 70 + 69)
     with pytest.raises(InputError) as e:
         ssh._flattened([(str(tmp_path / "cfg"), False)])
     assert str(e.value) == "ssh config %s: Include makes the configuration more than 0 MiB in all" % (
