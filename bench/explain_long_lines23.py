@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Time `gpudoctor explain --json` on one long line of each trigger phrase of session 23's readers (opfix, lastresort),
-~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON"""
+~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24]
+(--round 24: the trigger phrases of session 24's readers instead: progline, deeper, choices, outdir, oldrelease, the
+Slurm cancel / requeue entries and fp24's logging records)"""
 # Long adversarial lines for this round's explain readers (opfix, lastresort): each trigger phrase repeated to
 # ~40 KB and ~640 KB on one line, alone and after a traceback header; time explain --json on each.
 import subprocess, sys, time, tempfile, os
@@ -21,6 +23,18 @@ triggers = [
  "AttributeError: 'NoneType' object has no attribute ",
  "Segmentation fault (core dumped) ", "new_group(ranks=[", "get_world_size(group) ",
 ]
+triggers24 = [
+ "pdsh@node1: node2: ssh exited with exit code 255 ", "mlxfwmanager: error: ", "-E- Failed to open device ",
+ "[ERROR] ", "level=error msg=\"failed\" ", "mlx5_core 0000:3b:00.0: mlx5_cmd_check failed ",
+ "nvidia-driver-daemonset-abcde 0/1 CrashLoopBackOff 12 30m ", "kubectl logs -n gpu-operator nvidia-driver-daemonset ",
+ "process_vm_readv: Operation not permitted ", "srun: error: Job credential revoked ",
+ "inotify_init() failed: Too many open files ", "invalid choice: 'adam' (choose from 'adamw', 'sgd') ",
+ "No such file or directory: 'ckpts/run3/model.pt' ", "NCCL version 2.18.1+cuda12.1 ",
+ "*** STEP 12.0 ON sn1 CANCELLED AT 2026-11-28T02:00:00 *** ", "DUE TO JOB REQUEUE ",
+ "WARNING:root:retrying after ConnectionError ", "ERROR:loader:failed to read shard ",
+]
+if sys.argv[2:] == ["--round", "24"]:
+    triggers = triggers24
 worst = (0, None)
 for t in triggers:
     for size in (40_000, 640_000):
