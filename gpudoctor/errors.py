@@ -62,7 +62,7 @@ def excerpt(value, limit=60):
         value = value.decode("utf-8", "replace")
     if isinstance(value, str):
         more = "... (%d characters)" % len(value) if len(value) > limit else ""
-        return repr(value[:limit]) + more
+        return _quoted(value[:limit]) + more
     if isinstance(value, bool) or value is None:
         return str(value).lower() if value is not None else "nothing"
     if isinstance(value, int):
@@ -81,6 +81,20 @@ def excerpt(value, limit=60):
         text = "".join(c if c.isprintable() else "?" for c in text[:limit])
         return text + ("..." if len(str(value)) > limit else "")
     return "a %s" % type(value).__name__
+
+
+def _quoted(text):
+    """repr(text), except where it holds a single quote: repr then writes it in double quotes, where a pasted
+    `$(...)` or backquote runs (explain's note on a folder's file `z'$(touch M).gz` printed "f1/z'$(touch M).gz";
+    docs/security.md 72.). Such a text is written $'...' instead: bash's ANSI-C quoting (bash(1) QUOTING), whose
+    escapes are repr's own (\\, \\', \\n, \\xHH, \\uHHHH, \\UHHHHHHHH), one inert word."""
+    shown = repr(text)
+    if "'" not in text:
+        return shown
+    inner = shown[1:-1]
+    if shown[0] == '"':  # (repr leaves ' bare between double quotes; with both quotes held it writes \' itself)
+        inner = inner.replace("'", "\\'")
+    return "$'" + inner + "'"
 
 
 _KIND = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),

@@ -1,0 +1,85 @@
+"""Red team 2026-11-28d (docs/security.md 72.+): hostile inputs against gpudoctor as a user or a node hands them in.
+Each test failed before its fix."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _run(argv, cwd, timeout=120, env=None, stdin=None):
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE,
+                         cwd=str(cwd), env=env)
+    try:
+        out, err = p.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        pytest.fail("%s still ran after %d s" % (" ".join(argv), timeout))
+    return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def _gd(args, cwd, timeout=120, env=None, stdin=None):
+    env = dict(env or os.environ, PYTHONPATH=ROOT)
+    return _run([sys.executable, "-P", "-m", "gpudoctor"] + list(args), cwd, timeout=timeout, env=env, stdin=stdin)
+
+
+def _box(tmp_path):
+    box = tmp_path / "box"
+    if not box.exists():
+        (box / "bin").mkdir(parents=True)
+        (box / "w").mkdir()
+        os.symlink(shutil.which("touch"), str(box / "bin" / "touch"))
+        os.symlink(shutil.which("printf"), str(box / "bin" / "printf"))
+    return box
+
+
+def _pasted(lines, tmp_path):
+    """Each line pasted alone into a restricted bash whose PATH holds only touch and printf: what it created."""
+    box = _box(tmp_path)
+    for line in lines:
+        subprocess.run([shutil.which("bash"), "--norc", "--noprofile", "-r", "-c", line], cwd=str(box / "w"),
+                       timeout=30, env={"PATH": str(box / "bin"), "HOME": str(box / "w"), "LC_ALL": "C"},
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return sorted(os.listdir(str(box / "w")))
+
+
+def _bash_reads(word, tmp_path):
+    box = _box(tmp_path)
+    p = subprocess.run([shutil.which("bash"), "--norc", "--noprofile", "-r", "-c", "printf %s " + word],
+                       cwd=str(box / "w"), timeout=30, capture_output=True,
+                       env={"PATH": str(box / "bin"), "HOME": str(box / "w"), "LC_ALL": "C.UTF-8"})
+    return p.stdout.decode("utf-8", "surrogateescape")
+
+
+# 72.: errors.excerpt wrote a value as Python's repr, which puts a text holding ' in double quotes
+@pytest.mark.parametrize("value", ["z'$(touch MARKER).gz", "a\"b'`touch MARKER`", "c\\'$(touch MARKER)",
+                                   "q'\u202e\x1b]0;t\x07$(touch MARKER)", "'"])
+def test_an_excerpt_holding_a_quote_is_one_inert_shell_word(tmp_path, value):
+    from gpudoctor.errors import excerpt
+
+    shown = excerpt(value)
+    assert _pasted([": " + shown], tmp_path) == [], shown
+    assert _bash_reads(shown, tmp_path) == value, shown  # (bash reads the value back: $'...' escapes are repr's)
+    assert shown.isprintable()
+
+
+def test_a_folders_compressed_file_is_named_inert_on_stderr(tmp_path):
+    # explain FOLDER names the compressed files it leaves unread on stderr with errors.excerpt: a file
+    # z'$(touch MARKER).gz was written "f1/z'$(touch MARKER).gz", and the name pasted ran touch
+    d = tmp_path / "f1"
+    d.mkdir()
+    (d / "rank0.log").write_text("RuntimeError: CUDA error: out of memory\n")
+    (d / "z'$(touch MARKER).gz").write_bytes(b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00"
+                                             b"\x00\x00\x00\x00")
+    rc, out, err = _gd(["explain", "f1"], tmp_path)
+    assert rc in (0, 1), err[-2000:]
+    m = re.search(r"not read \((.*)\): decompress", err)
+    assert m, err
+    assert _pasted([": " + m.group(1)], tmp_path) == [], err
+    assert _bash_reads(m.group(1), tmp_path) == "f1/z'$(touch MARKER).gz"
