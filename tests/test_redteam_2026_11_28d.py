@@ -83,3 +83,24 @@ def test_a_folders_compressed_file_is_named_inert_on_stderr(tmp_path):
     assert m, err
     assert _pasted([": " + m.group(1)], tmp_path) == [], err
     assert _bash_reads(m.group(1), tmp_path) == "f1/z'$(touch MARKER).gz"
+
+
+_SECRET_LEN = """#!/bin/bash
+source ./env.sh
+torchrun --nproc_per_node 8 train.py --lena ${#DB_URL} --lenb "${#HF_TOKEN}" --lenc ${#DB_PASSWORD} --lend ${#RUN_NAME}
+"""
+
+
+def test_plan_prints_no_length_of_a_secret(tmp_path):
+    # 73.: ${#NAME} of a secret-looking value (one a secret-looking name was given, or of a credential's shape) printed
+    # its length (36. keeps ${X:offset:length} of one unknown); other lengths are computed as before
+    (tmp_path / "env.sh").write_text("DB_URL=postgres://admin:Sup3rS3cret@db:5432/x\n"
+                                     "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEF\nDB_PASSWORD=hunter2hunter2\n"
+                                     "RUN_NAME=plainname\n")
+    (tmp_path / "s.sh").write_text(_SECRET_LEN)
+    for fmt in ([], ["--json"]):
+        rc, out, err = _gd(["plan", "s.sh"] + fmt, tmp_path)
+        assert rc in (0, 1), err[-2000:]
+        for n in ("38", "36", "14"):
+            assert not re.search(r"(?<![\w.])%s(?![\w.])" % n, out.replace("nproc_per_node 8", "")), (n, out)
+        assert re.search(r"(?<![\w.])9(?![\w.])", out), out  # ${#RUN_NAME}: a plain value's length, computed

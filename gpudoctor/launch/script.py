@@ -1348,6 +1348,10 @@ class Reader:
             value = self.resolve(value) if value is not None else None
             if value is None or self.marks(value):
                 return self.unknown("${#%s}" % name, "the length of a value known at run time"), None
+            if len(value) >= 6 and (value in self.secrets or _secret(name, value) or self._holds_secret(value)):
+                # ${#DB_URL} printed a secret's length, which 36. keeps unknown for ${X:offset:length}
+                # (docs/security.md 73.)
+                return self.unknown("${#%s}" % name, "the length of a secret-looking value (not shown)"), None
             return str(len(value)), None
         sl = re.match(r"^:\s*([0-9]{1,4})(?::([0-9]{1,4}))?$", rest)
         if sl:  # ${@:4}, ${@:2:3}, ${VAR:0:8}: bash's offset[:length]
