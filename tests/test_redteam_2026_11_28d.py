@@ -104,3 +104,33 @@ def test_plan_prints_no_length_of_a_secret(tmp_path):
         for n in ("38", "36", "14"):
             assert not re.search(r"(?<![\w.])%s(?![\w.])" % n, out.replace("nproc_per_node 8", "")), (n, out)
         assert re.search(r"(?<![\w.])9(?![\w.])", out), out  # ${#RUN_NAME}: a plain value's length, computed
+
+
+def _clauses(lines):
+    """Each line, and each clause of it after ': ', '; ', ', ' or ' (' (docs/security.md 31.'s standard)."""
+    return [x[m.end():] for x in lines for m in re.finditer(r"^|: |; |, | \(", x)]
+
+
+_JAX_MESH = ("Traceback (most recent call last):\n  File \"/home/u/train.py\", line 10, in <module>\n"
+             "    x = jax.device_put(a, NamedSharding(mesh, P('bach')))\n"
+             "ValueError: Resource axis: bach of P(%s) is not found in mesh: ('batch',).\n")
+
+
+@pytest.mark.parametrize("spec", ["'bach': touch MARKER; #", "'bach', None, touch MARKER; #",
+                                  "'bach'; touch MARKER; #", "'bach', `touch MARKER`"])
+def test_explain_writes_no_hostile_partition_spec_into_a_fix_line(tmp_path, spec):
+    # 74.: choices.py wrote the message's PartitionSpec into the root's first fix line as the log printed it (any
+    # character but parentheses): `P('batch': touch MARKER; #): the name the message lists ...` ran touch when the
+    # clause after its first ': ' was pasted
+    (tmp_path / "l.log").write_text(_JAX_MESH % spec)
+    rc, out, err = _gd(["explain", "l.log"], tmp_path)
+    assert rc in (0, 1), err[-2000:]
+    fixes = [l.split("fix: ", 1)[1] for l in out.splitlines() if l.strip().startswith("fix: ")]
+    assert any("'batch'" in f for f in fixes), out  # the listed name is still written
+    assert _pasted(_clauses(fixes), tmp_path) == [], fixes
+
+
+def test_explain_still_writes_a_plain_partition_spec(tmp_path):
+    (tmp_path / "l.log").write_text(_JAX_MESH % "'bach', None")
+    rc, out, err = _gd(["explain", "l.log"], tmp_path)
+    assert "fix: P('batch', None): the name the message lists ('batch')" in out, out

@@ -53,8 +53,10 @@ _KEY_ARG = (re.compile(r"`(\w{1,40})=[\w./:+-]{1,64}`"),
 # a fix line of the root's cause that leaves the listed value to the reader: 'EarlyStopping(monitor=<one of the
 # names the message lists>)'
 _PLACEHOLDER = re.compile(r"\b(\w{1,40})=<[^<>]{0,80}\b(?:lists?|listed)\b[^<>]{0,40}>")
-# JAX's PartitionSpec as the message prints it
-_PSPEC = re.compile(r"\bP\(([^()]{1,120})\)")
+# JAX's PartitionSpec as the message prints it: quoted axis names, None, commas and blanks only. The spec is written
+# into the fix line as it stands: `P('bach': touch M; #)` made the clause after its ': ' run touch when pasted
+# (docs/security.md 74.)
+_PSPEC = re.compile(r"\bP\(([\w'\", .-]{1,120})\)")
 
 
 def _items(rest):
