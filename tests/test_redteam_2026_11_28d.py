@@ -134,3 +134,31 @@ def test_explain_still_writes_a_plain_partition_spec(tmp_path):
     (tmp_path / "l.log").write_text(_JAX_MESH % "'bach', None")
     rc, out, err = _gd(["explain", "l.log"], tmp_path)
     assert "fix: P('batch', None): the name the message lists ('batch')" in out, out
+
+
+def test_the_knowledges_own_prose_reads_as_written_and_a_log_word_stays_guarded():
+    # 75.: 58.'s guard wrote every prose string holding a trigger safe, the knowledge's own words too: bash's
+    # `$(( ))` in slurm.script_empty_operand read `$'\x24((' ...`. A prose string that is one of the knowledge's own
+    # whole (no slot a log value fills) is now written as it stands; anything else is guarded as before.
+    from gpudoctor.explain.knowledge import load_knowledge
+    from gpudoctor.explain.render import _TRIGGER, _flat, safe_prose
+
+    own = []
+    for e in load_knowledge().entries:
+        for t in [e.get("title"), e.get("explain")] + [c.get("text") for c in e.get("causes") or ()]:
+            if isinstance(t, str) and "{$" not in t and _TRIGGER.search(_flat(t)):
+                own.append(_flat(t))
+    assert len(own) >= 5
+    for t in own:
+        assert safe_prose(t) == t
+        hostile = t + " at /x;touch${IFS}MARKER;#/y"  # the same words with a log's value after them
+        assert safe_prose(hostile) != hostile and "$'" in safe_prose(hostile)
+    assert "$'" in safe_prose("Raised by x's own raise at /a/$(touch MARKER)/b")
+
+
+def test_explain_writes_the_knowledges_shell_words_as_they_are(tmp_path):
+    (tmp_path / "l.log").write_text("/var/spool/slurmd/job00012/slurm_script: line 9: 8 / : syntax error: operand "
+                                    "expected (error token is \"/ \")\n")
+    rc, out, err = _gd(["explain", "l.log"], tmp_path)
+    assert "slurm.script_empty_operand" in out, out
+    assert "$'" not in out and "$(( ))" in out, out

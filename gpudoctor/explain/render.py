@@ -93,6 +93,8 @@ def safe_prose(text):
     trigger = _TRIGGER.search(text)
     if not spans and not trigger:
         return text
+    if text in _own_prose():
+        return text  # the knowledge's own words, whole: `$(scontrol show hostnames ...)` read as written
     # (review24) the words outside the log's spans follow the trigger rule alone: with a span but no trigger, the
     # prose's own apostrophes and backquotes ("salloc's", `wait`) stayed as written, not $'salloc\x27s'
     rest = _words_safe if trigger else (lambda t: t)
@@ -103,6 +105,34 @@ def safe_prose(text):
         last = e
     out.append(rest(text[last:]))
     return "".join(out)
+
+
+_OWN = []
+
+
+def _own_prose():
+    """The knowledge's own prose strings that hold a trigger, as the report writes them (_flat): titles, explanations,
+    causes and references' titles of the built-in knowledge that hold no slot a log value fills (famfix.SLOT's
+    `{$var|...}`). A prose string that is one of them whole holds no word of the log, so 58.'s guard, which wrote
+    them as $'\x24((' words (slurm.script_empty_operand's `$(( ))`, elastic.nodes_alone's `$(hostname)`,
+    omegaconf.interpolation's `${...}`: review24's and userwalk24's leftover; docs/security.md 75.), leaves them as
+    written; any other string (a filled slot, a note built around a log value) is guarded as before."""
+    if not _OWN:
+        own = set()
+        try:
+            from gpudoctor.explain.knowledge import load_knowledge
+
+            for e in load_knowledge().entries:
+                texts = [e.get("title"), e.get("explain")] + [c.get("text") for c in e.get("causes") or ()
+                                                              if isinstance(c, dict)]
+                texts += [r.get("title") for r in e.get("references") or () if isinstance(r, dict)]
+                for t in texts:
+                    if isinstance(t, str) and "{$" not in t and _TRIGGER.search(_flat(t)):
+                        own.add(_flat(t))
+        except Exception:  # (a knowledge that does not load: every trigger guarded, as before)
+            own = set()
+        _OWN.append(frozenset(own))
+    return _OWN[0]
 
 
 def _words_safe(text):
