@@ -162,3 +162,34 @@ def test_explain_writes_the_knowledges_shell_words_as_they_are(tmp_path):
     rc, out, err = _gd(["explain", "l.log"], tmp_path)
     assert "slurm.script_empty_operand" in out, out
     assert "$'" not in out and "$(( ))" in out, out
+
+
+_PASSWORD_OPERANDS = (
+    ("RuntimeError: restore failed: mysql -u root -pRootPw0005zz -h db.internal train < dump.sql", "RootPw0005zz"),
+    ("RuntimeError: copy failed: sshpass -p SshPw0006zz scp ckpt.pt n2:/data/", "SshPw0006zz"),
+    ("RuntimeError: upload failed: curl -fsS -u admin:CurlPw0007zz -T ckpt.pt https://store/x", "CurlPw0007zz"),
+    ("RuntimeError: pull failed: docker login -u bot -p DockPw0015zz registry.example", "DockPw0015zz"),
+    ("RuntimeError: wandb login 0123456789abcdef0123456789abcdef01234567 failed: 401", "0123456789abcdef0123456789"),
+    ("ConnectionError: Error connecting to redis://:RedisPw0012zz@cache:6379/0", "RedisPw0012zz"),
+)
+
+
+@pytest.mark.parametrize("line,secret", _PASSWORD_OPERANDS)
+def test_explain_quotes_no_password_a_command_takes_as_its_operand(tmp_path, line, secret):
+    # 76.: explain's redaction read secrets by their name (--password X, DB_PASSWORD=X), their shape and a URL's
+    # password after a user; a password that is a command's own operand (mysql -pX, sshpass -p X, docker login -p X,
+    # curl -u user:X, wandb login KEY) or a URL's with no user (redis://:X@host) was quoted back in clear
+    (tmp_path / "l.log").write_text(line + "\n")
+    for fmt in ([], ["--json"]):
+        rc, out, err = _gd(["explain", "l.log"] + fmt, tmp_path)
+        assert rc in (0, 1), err[-2000:]
+        assert "REDACTED" in out, out
+        assert secret not in out + err and secret[:8] not in out + err, out
+
+
+def test_redaction_keeps_what_is_no_password():
+    from gpudoctor.explain.redact import redact
+
+    for text in ("mysql -u root -p train", "ssh -p 2222 n1", "mpirun -np 4 python a.py", "curl -u admin https://x:8080/a",
+                 "mysql -p$MYSQL_PWD db", "redis://cache:6379/0", "wandb login", "docker login registry.example"):
+        assert redact(text) == text

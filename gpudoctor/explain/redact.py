@@ -32,7 +32,7 @@ _LAST = {"token", "secret", "password", "passwd", "passphrase", "apikey", "crede
 _NAME_NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd")
 _SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additional", "max", "num", "new"}
 _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
-            "xox", "sk-", "eyj", "://")
+            "xox", "sk-", "eyj", "://", "mysql", "mariadb", "login", "curl")
 
 # a name, its operator, its value (a quoted string or a run up to a separator); the name is read whole from a
 # non-word character so that no split of it is tried twice
@@ -62,10 +62,12 @@ _PARTIAL = re.compile(
     r"(?<![A-Za-z0-9_])(?:hf_" + _MIXED + r"[A-Za-z0-9]{6,80}|AKIA[0-9A-Z]{4,16}|gh[opusr]_" + _MIXED +
     r"[A-Za-z0-9]{6,80}|github_pat_[A-Za-z0-9_]{6,120}|glpat-[A-Za-z0-9_-]{6,80}|xox[abprs]-[A-Za-z0-9-]{6,120}"
     r"|sk-" + _MIXED + r"[A-Za-z0-9_-]{6,160}|eyJ[A-Za-z0-9_-]{6,4000}(?:\.[A-Za-z0-9_-]{0,4000}){0,2})" + _CUT)
-_PARTIAL_USERINFO = re.compile(r"(://[^\s:/@<>]{1,128}:)(?!\d{1,5}(?:[/\s]|\.\.\.))[^\s/@'\"`\\<>]{1,256}?"
+_PARTIAL_USERINFO = re.compile(r"(://[^\s:/@<>]{0,128}:)(?!\d{1,5}(?:[/\s]|\.\.\.))[^\s/@'\"`\\<>]{1,256}?"
                                r"(?=[\"'`)]{0,2}(?:[ \t]?\.\.\.|\u2026|[ \t]\[\.\.\.\]))")  # (a clip mark: 'docker://h:tag' is no cut)
 _BEARER = re.compile(r"(?i)(?<![\w-])(Bearer|Basic)\s{1,4}[A-Za-z0-9._~+/=-]{8,4000}")
-_USERINFO = re.compile(r"(://[^\s:/@]{1,128}:)[^\s/@'\"`\\]{1,256}@")
+# (the user may be empty: Redis' `redis://:PASSWORD@host:6379/0`, https://redis-py.readthedocs.io/en/stable/connections.html
+# from_url; red team 2026-11-28d, docs/security.md 76.)
+_USERINFO = re.compile(r"(://[^\s:/@]{0,128}:)[^\s/@'\"`\\]{1,256}@")
 # a URL's query parameter (red team 2026-11-26h, docs/security.md 29.): the _ASSIGN pass reads 'https' ':' and the rest of
 # the URL as one value, so '?access_token=...' after it was never read as a name; the query's signatures too (Azure
 # SAS 'sig', S3 / GCS presigned 'X-Amz-Signature', 'X-Amz-Security-Token', 'X-Goog-Signature': learn.microsoft.com
@@ -77,6 +79,31 @@ _QUERY_SECRET = {"sig", "signature", "x-amz-signature", "x-amz-security-token", 
 # key with '\n' escapes: cloud.google.com/iam/docs/keys-create-delete)
 _PEM = re.compile(r"(-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----)(?:\\n|[ \t]){0,4}[A-Za-z0-9+/=]{8,4096}"
                   r"(?:(?:\\n|[ \t]){1,4}[A-Za-z0-9+/=]{1,4096}){0,400}")
+# a password given as a command's own operand, where no name says so (red team 2026-11-28d, docs/security.md 76.):
+# mysql's `-pPASSWORD` glued (mysql(1): "--password[=password], -p[password] ... no space between the option and the
+# password"; `-p NAME` is a database name, not read), sshpass's `-p PASSWORD` (sshpass(1)), a registry login's `-p
+# PASSWORD` (docker login: "-p, --password"; podman, nerdctl, buildah, skopeo, helm registry, oras alike), curl's `-u /
+# --user USER:PASSWORD` (curl(1)), and the key `wandb login KEY` takes (https://docs.wandb.ai/ref/cli/wandb-login/).
+# Each is read within its own command (no ';', '|', '&' or line end between) and the value is the run to a blank.
+_OPVAL = r"""(?P<v>[^\s'"`\\;|&]{1,256})"""
+_CMD_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
+    r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump|mariadb-admin)"
+    r"(?=[ \t])[^\n;|&]{0,300}?[ \t]['\"]?-p(?=[^\s'\"`])" + _OPVAL,
+    r"sshpass(?=[ \t])[^\n;|&]{0,100}?[ \t]-p[ \t]{0,4}['\"]?" + _OPVAL,
+    r"(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm[ \t]{1,4}registry)[ \t]{1,4}login(?=[ \t])"
+    r"[^\n;|&]{0,300}?[ \t]-p(?:[ \t]{1,4}|=)['\"]?" + _OPVAL,
+    r"curl(?=[ \t])[^\n;|&]{0,300}?[ \t](?:-u[ \t]{0,4}|--user(?:[ \t]{1,4}|=))['\"]?[^\s:'\"`]{0,128}:" + _OPVAL,
+    r"wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z-]{0,30}(?:=[^\s]{1,200})?){0,8}[ \t]{1,4}['\"]?"
+    r"(?P<v>[A-Za-z0-9_-]{20,200})(?![^\s'\"])"))
+_CMD_NEEDLES = ("mysql", "mariadb", "sshpass", "login", "curl")
+
+
+def _cmd_secret(m):
+    if _PLACEHOLDER.match(m.group("v")):
+        return m.group(0)
+    return m.group(0)[:m.start("v") - m.start()] + MARK + m.group(0)[m.end("v") - m.start():]
+
+
 _PLACEHOLDER = re.compile(r"""^["']?(?:\$\{?\w{1,80}\}?|<[^<>]{0,80}>|\.{2,}|x{3,}|\*{3,}|REDACTED|"""
                           r"""true|false|none|null|yes|no|)["']?$""", re.I)
 
@@ -170,6 +197,9 @@ def redact(text):
             else m.group("name") + "=" + MARK, head)
     if "private key-----" in low:
         head = _PEM.sub(lambda m: m.group(1) + " " + MARK, head)
+    if any(n in low for n in _CMD_NEEDLES):
+        for rx in _CMD_SECRETS:
+            head = rx.sub(_cmd_secret, head)
     return head + (_SHAPES.sub(MARK, tail) if tail else "")
 
 
