@@ -193,3 +193,31 @@ def test_redaction_keeps_what_is_no_password():
     for text in ("mysql -u root -p train", "ssh -p 2222 n1", "mpirun -np 4 python a.py", "curl -u admin https://x:8080/a",
                  "mysql -p$MYSQL_PWD db", "redis://cache:6379/0", "wandb login", "docker login registry.example"):
         assert redact(text) == text
+
+
+_WRAPPER_LOGINS = """#!/bin/bash
+docker() { return 1; }
+wandb() { return 1; }
+redis-cli() { return 1; }
+set -x
+docker login -u bot -p DockPw0015zz registry.example || true
+wandb login 0123456789abcdef0123456789abcdef01234567 || true
+redis-cli -u redis://:RedisPw0012zz@cache:6379 ping || true
+exit 3
+"""
+
+
+def test_a_wrappers_trace_keeps_no_registry_password_wandb_key_or_userless_url_password(tmp_path):
+    # 77.: what a wrapper interpreter printed (57.) cut mysql's, sshpass's and curl's passwords, not a registry
+    # login's `-p X`, `wandb login KEY`, or a URL's password with no user (redis://:X@host): the set -x trace on the
+    # failing wrapper's stderr carried them into the report and the facts (the programs are the script's own
+    # functions: nothing is run)
+    w = tmp_path / "w"
+    w.write_text(_WRAPPER_LOGINS)
+    w.chmod(0o755)
+    code, out, err = _gd(["check", "--python", str(w), "--json"], tmp_path)
+    assert code == 1, err[-2000:]
+    said = out + err
+    assert "docker" in said and "wandb" in said and "redis://" in said  # the trace is still shown
+    for part in ("DockPw0015", "0123456789abcdef0123", "RedisPw0012"):
+        assert part not in said, part

@@ -567,9 +567,14 @@ _CRED_FLAG = Pattern(r"(?<![\w-])(--?[A-Za-z][\w.-]{0,80})(=|[ \t]{1,4}(?!-))")
 _CRED_KEY = Pattern(r"(?<![\w.-])([A-Za-z][\w.-]{0,80})([\"']?:[ \t]{0,4})")
 _AUTHORIZATION = Pattern(r"(?i)(?<![\w-])((?:proxy-)?authorization[\"']?:[ \t]{0,4})[^\n'\"]{1,1024}")
 _AUTH_SCHEME = Pattern(r"(?<![\w-])(Bearer|Basic|Digest)([ \t]{1,4})([A-Za-z0-9._~+/=:-]{6,4096})")
-_URL_PASSWORD = Pattern(r"(://[^\s:/@'\"]{1,128}:)[^\s/@'\"]{1,256}@")
+# (the user may be empty: Redis' `redis://:X@host`; a registry login's `-p X` and `wandb login KEY`, as
+# explain/redact.py reads them: docs/security.md 77.)
+_URL_PASSWORD = Pattern(r"(://[^\s:/@'\"]{0,128}:)[^\s/@'\"]{1,256}@")
 _PW_PROGRAM = Pattern(r"(?<![\w.-])(mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb"
-                         r"|mariadb-dump|mariadb-admin|sshpass|curl)(?![\w.-])[^\n;|&]{0,600}")
+                         r"|mariadb-dump|mariadb-admin|sshpass|curl|(?:docker|podman|nerdctl|buildah|skopeo|oras|crane"
+                         r"|helm[ \t]{1,4}registry)[ \t]{1,4}login)(?![\w.-])[^\n;|&]{0,600}")
+_WANDB_KEY = Pattern(r"(?<![\w.-])(wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z-]{0,30}(?:=[^\s]{1,200})?){0,8}"
+                     r"[ \t]{1,4}['\"]?)[A-Za-z0-9_-]{20,200}(?![^\s'\"])")
 _SHORT_PW = Pattern(r"(?<=\s)(-p)([ \t]{0,4})(?!-)([^\s'\"]{1,512})")
 _CURL_USER = Pattern(r"(?<=\s)(-u|--user|--proxy-user|-U)([ \t]{1,4}|=)([^\s:'\"]{0,128}:)([^\s'\"]{1,512})")
 
@@ -678,6 +683,7 @@ def _no_values(text, env=None, seen=None):
     text = _PW_PROGRAM.sub(lambda m: _CURL_USER.sub(r"\1\2\3...", m.group(0)) if m.group(1) == "curl" else
                            _SHORT_PW.sub(lambda p: p.group(0) if p.group(3).startswith("...") else
                                          p.group(1) + p.group(2) + "...", m.group(0)), text)
+    text = _WANDB_KEY.sub(r"\1...", text)
     # (the shapes last: 'hf_token: X' cut as a shape first lost the name its value is cut by)
     return re.sub(r"(?<![A-Za-z0-9_])(?:hf_|gh[opusr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA)[A-Za-z0-9_-]{4,}",
                   "...", text)
