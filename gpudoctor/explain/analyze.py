@@ -1105,6 +1105,8 @@ def _finding(e, m, role, scan):
     for ci, c in enumerate(e["causes"]):
         if not all(scan.evidence.get((e["id"], ("when", ci, k))) for k in range(len(c.get("when", ())))):
             continue  # a cause that is a possibility only where the log shows its `when` lines
+        if c.get("differential"):
+            continue  # a cause of the differential only, where the text shows its names (differential.py)
         ev = scan.evidence.get((e["id"], ci), [])
         causes.append({"text": c["text"], "checks": list(c["checks"]), "confirm": list(c["confirm"]),
                        "fix": list(c["fix"]), "exports": dict(c["exports"]),

@@ -165,6 +165,9 @@ def apply(result, kb=None, scan=None):
     from gpudoctor.explain import neighbours
 
     near = neighbours.apply(result, kb, level)  # (struct23) the families the same text is also read as
+    from gpudoctor.explain import differential
+
+    differential.apply(result, kb, scan, level)  # (diff25) a root without its cause's line: the causes to tell apart
     if level(root) != "low":
         return result
     result["verdict"] = LIKELY

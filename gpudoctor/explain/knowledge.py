@@ -639,7 +639,9 @@ ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", 
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
               "by_evidence", "root_when_alone", "affects", "words", "means", "means_order", "resolved_by",
               "resolved_anywhere", "resolved_by_job"}
-CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when"}
+# differential: a cause listed only when explain/differential.py ranks it into a root's differential (the text shows
+# its names); never listed by itself
+CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when", "differential"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit",
             "torch_api", "ds_batch", "api_history", "vllm_pp"}
 
@@ -728,6 +730,8 @@ def _validate(e, where, known_checks):
         # of some NCCL versions is a possibility only where the log prints one of them); it names
         # no cause by itself (evidence does)
         c.setdefault("when", [])
+        if not isinstance(c.get("differential", False), bool):
+            raise KnowledgeError("%s: %s: cause %d: differential must be true or false" % (where, eid, i + 1))
         if not isinstance(c["when"], list) or not all(isinstance(w, str) for w in c["when"]):
             raise KnowledgeError("%s: %s: cause %d: when is ['re1', 're2', ...]" % (where, eid, i + 1))
         c["_evidence"] += [Pattern(eid, "evidence", src, 0, cause=("when", i, k)) for k, src in enumerate(c["when"])]

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Write gpudoctor/data/knowledge/generated/differential_prior.json: how often each knowledge cause named the settled
+fix of a seen case labelled with its family (issue 18 item 3, diff25; read by gpudoctor/explain/differential.py,
+which ranks a differential's causes by what the text shows first and by this count second).
+
+Source: the labels of the seen held-out sets (bench/data/explain_heldout_*.jsonl): each error case's `family` and
+`family_alternatives` and its `fix_keywords` (the words an answer must hold to name the settled fix), written by an
+evaluator other than the builder. For every error case and every knowledge entry whose id or family is one of the
+case's labelled families, each cause of that entry whose text, fix and exports hold one of the case's fix keywords
+(bench/explain_heldout.py's keyword_hit: case-insensitive, a keyword with '&' needs all its parts) counts one. A cause
+is keyed by its entry and a digest of its text (differential.cause_key); a changed text starts from 0 again until the
+table is regenerated. Counts of 1 are kept: the count only orders causes the text already shows.
+
+Sets named with --exclude are not read (a session's development held-out, whose texts and labels its builders must
+not see). The header records the sets read, the commit of bench/data they were read at, and the rule.
+
+    python tools/gen_differential_prior.py --exclude 2026-11-27aq,2026-11-27ar,2026-11-27as,2026-11-27p37,2026-11-27p38,2026-11-28at,2026-11-28au,2026-11-28p39,2026-11-28p40,2026-11-28av,2026-11-28aw,2026-11-28p41,2026-11-28p42
+"""
+
+import argparse
+import collections
+import datetime
+import glob
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _kb():
+    sys.path.insert(0, ROOT)
+    from gpudoctor.explain import load_knowledge
+
+    return load_knowledge()
+
+
+def _keyword_hit(text, keywords):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import explain_heldout
+
+    return explain_heldout.keyword_hit(text, keywords)
+
+
+def _text(c):
+    parts = [c.get("text") or ""] + list(c.get("fix") or []) + ["%s=%s" % kv for kv in (c.get("exports") or {}).items()]
+    return "\n".join(parts)
+
+
+def build(paths, kb):
+    from gpudoctor.explain.differential import cause_key
+
+    by_family = collections.defaultdict(list)
+    for e in kb.entries:
+        if e.get("kind") != "error":
+            continue
+        by_family[e["id"]].append(e)
+        fam = e.get("family") or e["id"]
+        if fam != e["id"]:
+            by_family[fam].append(e)
+    prior = collections.Counter()
+    cases = 0
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                c = json.loads(line)
+                if c.get("healthy") or not c.get("fix_keywords"):
+                    continue
+                cases += 1
+                seen = set()
+                for fam in [c["family"]] + list(c.get("family_alternatives") or []):
+                    for e in by_family.get(fam, ()):
+                        for cause in e["causes"]:
+                            key = cause_key(e["id"], cause)
+                            if key not in seen and _keyword_hit(_text(cause), c["fix_keywords"]):
+                                seen.add(key)
+                                prior[key] += 1
+    return {k: prior[k] for k in sorted(prior)}, cases
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--exclude", default="", help="set names not read, comma-separated")
+    ap.add_argument("-o", default=os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated",
+                                               "differential_prior.json"))
+    args = ap.parse_args(argv)
+    skip = {x for x in args.exclude.split(",") if x}
+    paths, names = [], []
+    for p in sorted(glob.glob(os.path.join(ROOT, "bench", "data", "explain_heldout_*.jsonl"))):
+        name = os.path.basename(p)[len("explain_heldout_"):-len(".jsonl")]
+        if name in skip:
+            continue
+        paths.append(p)
+        names.append(name)
+    prior, cases = build(paths, _kb())
+    commit = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%H", "--", "bench/data"],
+                            capture_output=True, text=True).stdout.strip()
+    doc = {"header": {
+        "source": "the family / family_alternatives / fix_keywords labels of the seen held-out sets, "
+                  "bench/data/explain_heldout_*.jsonl (%d sets, %d error cases; not read: %s)"
+                  % (len(names), cases, ", ".join(sorted(skip)) or "none"),
+        "version": "bench/data at commit %s" % commit,
+        "generator": "tools/gen_differential_prior.py",
+        "date": datetime.date.today().isoformat(),
+        "note": "cause key (entry#digest of its text) -> the seen cases labelled with the entry's family whose fix "
+                "keywords the cause holds",
+        "sets": names,
+    }, "sites": [], "prior": prior}  # (no message site: a table differential.py reads)
+    with open(args.o, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, sort_keys=False)
+        f.write("\n")
+    print("%s: %d causes with a count, from %d cases of %d sets" % (args.o, len(prior), cases, len(names)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
