@@ -319,3 +319,102 @@ def operand(value):
     '-oProxyCommand=...' or '--reference=/etc/shadow'; red team 2026-11-27b)."""
     text = value if isinstance(value, str) else str(value)
     return sh("./" + text if text.startswith("-") else text)
+
+
+# Prose that quotes what an input says as it is written (explain's titles, notes and causes quoting a log; plan's
+# notes quoting a script): a word holding `;touch x;#`, `$(...)` or `<(...)` sat bare in a prose line, ran when the
+# line (or a clause of it) was copied into a shell, and a wrap at a blank inside a log path put it at a line's start
+# (docs/security.md 58., 78.). Such prose is written safe before pretty: each of its words that holds what a shell
+# acts on becomes one $'...' word with every such character as \xNN, inert whatever quote an earlier word opened (a
+# prose apostrophe pairs with an input's quote), and blank-free, so no wrap splits it. Prose without a trigger reads
+# as before. (a separator glued to what follows it: the prose's own '; ' and ' & ' are followed by a blank)
+TRIGGER = re.compile(r"[;|][A-Za-z0-9_/.$(`'\"\\-]|&[A-Za-z0-9_/.$(`\\-]|(?<![\w>\]])[<>]\(|\$[({]")
+ACTS = frozenset("$`;|&<>\\'\"!\n\r")
+_BLANK_SEP = re.compile(r"[;&|]{1,2}[ \t]")
+SIDE = 8  # characters on each side of a blank-followed separator that must come from the input with it
+
+
+def inert_word(word):
+    """``word`` as one $'...' shell word whose every character a shell acts on (quotes, $, backtick, ;, |, &, <, >,
+    \\, !, #, ~, globs, braces) is written \\xNN: literal inside a quote and outside one alike."""
+    return "$'" + "".join(c if c.isalnum() or c in "_./:@%+,=-()" or (ord(c) > 127 and c.isprintable())
+                          else "\\x%02x" % ord(c) if ord(c) < 256 else "\\u%04x" % ord(c) for c in word) + "'"
+
+
+def _words_safe(text):
+    return " ".join(inert_word(w) if any(c in ACTS for c in w) else w for w in text.split(" "))
+
+
+def _spans(text, windows):
+    """[(start, end)] of the input's separator spans (``windows``) in ``text``, merged where they meet and widened to
+    the words they begin and end in."""
+    found = []
+    for w in windows:
+        i = text.find(w)
+        while i >= 0 and len(found) < 1000:
+            found.append([i, i + len(w)])
+            i = text.find(w, i + 1)
+    if not found:
+        return []
+    found.sort()
+    merged = [found[0]]
+    for s, e in found[1:]:
+        if s <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)
+        else:
+            merged.append([s, e])
+    out = []
+    for s, e in merged:
+        b = text.rfind(" ", 0, s) + 1
+        n = text.find(" ", e)
+        n = len(text) if n < 0 else n
+        if out and b <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], n))
+        else:
+            out.append((b, n))
+    return out
+
+
+def guarded_prose(text, windows=()):
+    """``text`` as-is, or, where a word of it holds a command separator or substitution (TRIGGER), or it holds a
+    separator the input wrote (one of ``windows``: input_windows), with every word that holds what a shell acts on
+    made inert_word. The input's own span around such a separator, from the word it begins in to the word it ends in,
+    becomes one inert_word, blanks and all: a wrap at one of its blanks began a line with the input's next word."""
+    spans = _spans(text, windows) if windows else []
+    trigger = TRIGGER.search(text)
+    if not spans and not trigger:
+        return text
+    # (review24) the words outside the input's spans follow the trigger rule alone: with a span but no trigger, the
+    # prose's own apostrophes and backquotes ("salloc's", `wait`) stayed as written, not $'salloc\x27s'
+    rest = _words_safe if trigger else (lambda t: t)
+    out, last = [], 0
+    for s, e in spans:
+        out.append(rest(text[last:s]))
+        out.append(inert_word(text[s:e]))
+        last = e
+    out.append(rest(text[last:]))
+    return "".join(out)
+
+
+def input_windows(strings, texts, limit=2 << 20):
+    """frozenset of the spans (up to SIDE characters each side) around the blank-followed separators of ``strings``
+    that one of ``texts`` (what the input held: a script and the files it sources; at most ``limit`` characters)
+    holds: the input's own '; ', not the prose's (docs/security.md 68., 78.)."""
+    kept, size = [], 0
+    for t in texts:
+        if size >= limit:
+            break
+        kept.append(t[:limit - size])
+        size += len(kept[-1])
+    found = set()
+    for s in strings:
+        for m in _BLANK_SEP.finditer(s[:65536]):
+            # (on the left, the word the separator ends: a script's short word `u; touch M` stands after the prose's
+            # own `runs `, which the script does not hold)
+            left = max(0, m.start() - SIDE, s.rfind(" ", 0, m.start()) + 1)
+            w = s[left:m.end() + SIDE].strip()
+            if len(w) >= 4 and w not in found and any(w in t for t in kept):
+                found.add(w)
+        if len(found) > 1000:
+            break
+    return frozenset(found)

@@ -221,3 +221,49 @@ def test_a_wrappers_trace_keeps_no_registry_password_wandb_key_or_userless_url_p
     assert "docker" in said and "wandb" in said and "redis://" in said  # the trace is still shown
     for part in ("DockPw0015", "0123456789abcdef0123", "RedisPw0012"):
         assert part not in said, part
+
+
+_PLAN_NOTES = """#!/bin/bash
+#SBATCH -N 2
+#SBATCH --ntasks-per-node=1
+source './e;touch${IFS}MARKER1;#.sh'
+source './f; touch MARKER2; #.sh'
+source ./g\\;touch\\${IFS}MARKER3\\;#.sh
+. "./h; touch MARKER4; #"
+srun -n2 bash "t;touch${IFS}MARKER5;#.sh" --x
+srun -n2 bash "u; touch MARKER6; #.sh" --x
+"""
+
+
+def _plan_clauses(text):
+    """Every line of a plan and every clause after ': ', '; ', ', ', ' (' or a run of blanks outside a shell-quoted
+    word (31.'s standard: a clause begins outside a quote)."""
+    from gpudoctor.fixline import keep_quoted
+
+    out = []
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("unknown "):
+            continue  # (an unknown row quotes the script's own expression, as explain quotes a log's line)
+        out.append(line)
+        out += [line[m.end():] for m in re.finditer(r": |; |, | \(|   +", keep_quoted(line))]
+    return out
+
+
+def test_plans_notes_hold_a_scripts_words_inert(tmp_path):
+    # 78.: plan's notes are prose around the script's words (a sourced file's name, the script srun runs); they were
+    # written as they stood: `line 4: read ./e;touch${IFS}M;#.sh (source)`, `each of srun's 2 tasks runs t;touch ...`
+    # and the clause after their ': ' ran touch when pasted (so did the '; ' of a name with a blank after it)
+    (tmp_path / "e;touch${IFS}MARKER1;#.sh").write_text("A=1\n")
+    (tmp_path / "f; touch MARKER2; #.sh").write_text("B=1\n")
+    (tmp_path / "s.sh").write_text(_PLAN_NOTES)
+    rc, out, err = _gd(["plan", "s.sh"], tmp_path)
+    assert rc in (0, 1), err[-2000:]
+    assert out.count("note ") >= 6, out
+    assert _pasted(_plan_clauses(out), tmp_path) == [], out
+
+
+def test_plans_own_notes_read_as_before(tmp_path):
+    (tmp_path / "s.sh").write_text("#!/bin/bash\n#SBATCH -N 2\nsource ./missing.sh\nsrun -n2 bash run.sh --x\n")
+    rc, out, err = _gd(["plan", "s.sh"], tmp_path)
+    assert "each of srun's 2 tasks runs run.sh, which is not read here" in out, out
+    assert "note           line 3: source ./missing.sh is not read" in out, out

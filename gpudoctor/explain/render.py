@@ -5,7 +5,7 @@ import re
 import shutil
 import textwrap
 
-from gpudoctor.fixline import KEEP, hostile, keep_quoted, sh, shown_word
+from gpudoctor.fixline import ACTS, KEEP, TRIGGER, guarded_prose, hostile, inert_word, keep_quoted, sh, shown_word
 
 # An export of the knowledge is "VALUE" or "VALUE   (why)": three spaces, then the why in
 # parentheses (gpudoctor/data/knowledge/*.toml). Only VALUE is the variable's value.
@@ -61,23 +61,9 @@ def terminal_width(stream):
 FULL_CAUSES = 4
 
 
-# Prose (a title, a note, a cause) quotes what the log says as it is written (a file name, a message): a log word
-# holding `;touch x;#`, `$(...)` or `<(...)` sat bare in a prose line, ran when the line (or a clause of it) was
-# copied into a shell, and a wrap at a blank inside a log path put it at a line's start (docs/security.md 58.).
-# Such prose is written safe before pretty: each of its words that holds what a shell acts on becomes one $'...'
-# word with every such character as \xNN, inert whatever quote an earlier word opened (a prose apostrophe pairs
-# with a log's quote), and blank-free, so no wrap splits it. Prose without a trigger reads as before.
-# (a separator glued to what follows it: the prose's own '; ' and ' & ' are followed by a blank)
-_TRIGGER = re.compile(r"[;|][A-Za-z0-9_/.$(`'\"\\-]|&[A-Za-z0-9_/.$(`\\-]|(?<![\w>\]])[<>]\(|\$[({]")
-_ACTS = frozenset("$`;|&<>\\'\"!\n\r")
-
-
-def _inert(word):
-    """``word`` as one $'...' shell word whose every character a shell acts on (quotes, $, backtick, ;, |, &, <, >,
-    \\, !, #, ~, globs, braces) is written \\xNN: literal inside a quote and outside one alike."""
-    return "$'" + "".join(c if c.isalnum() or c in "_./:@%+,=-()" or (ord(c) > 127 and c.isprintable())
-                          else "\\x%02x" % ord(c) if ord(c) < 256 else "\\u%04x" % ord(c) for c in word) + "'"
-
+# Prose (a title, a note, a cause) quotes what the log says as it is written: written safe before pretty by
+# fixline.guarded_prose (docs/security.md 58., 68.; the rule moved there so that plan's notes follow it too, 78.).
+_TRIGGER, _ACTS, _inert = TRIGGER, ACTS, inert_word
 
 # the spans around a separator followed by a blank that the log itself holds (origin.windows): a prose string holding
 # one is written safe too (docs/security.md 68.: a log value `x; touch M` read as the prose's own '; ')
@@ -85,26 +71,15 @@ _LOG_WINDOWS = contextvars.ContextVar("gpudoctor_explain_log_windows", default=f
 
 
 def safe_prose(text):
-    """``text`` as-is, or, where a word of it holds a command separator or substitution (_TRIGGER), or it holds a
-    separator the log wrote (_LOG_WINDOWS), with every word that holds what a shell acts on made _inert. The log's
-    own span around such a separator, from the word it begins in to the word it ends in, becomes one _inert word,
-    blanks and all: a wrap at one of its blanks began a line with the log's next word (`touch M;` ...)."""
-    spans = _log_spans(text)
-    trigger = _TRIGGER.search(text)
-    if not spans and not trigger:
+    """``text`` as-is, or, where a word of it holds a command separator or substitution (TRIGGER), or it holds a
+    separator the log wrote (_LOG_WINDOWS), written safe by fixline.guarded_prose; the knowledge's own prose, whole,
+    as written (75.)."""
+    windows = _LOG_WINDOWS.get()
+    if not TRIGGER.search(text) and not (windows and any(w in text for w in windows)):
         return text
     if text in _own_prose():
         return text  # the knowledge's own words, whole: `$(scontrol show hostnames ...)` read as written
-    # (review24) the words outside the log's spans follow the trigger rule alone: with a span but no trigger, the
-    # prose's own apostrophes and backquotes ("salloc's", `wait`) stayed as written, not $'salloc\x27s'
-    rest = _words_safe if trigger else (lambda t: t)
-    out, last = [], 0
-    for s, e in spans:
-        out.append(rest(text[last:s]))
-        out.append(_inert(text[s:e]))
-        last = e
-    out.append(rest(text[last:]))
-    return "".join(out)
+    return guarded_prose(text, windows)
 
 
 _OWN = []
@@ -133,40 +108,6 @@ def _own_prose():
             own = set()
         _OWN.append(frozenset(own))
     return _OWN[0]
-
-
-def _words_safe(text):
-    return " ".join(_inert(w) if any(c in _ACTS for c in w) else w for w in text.split(" "))
-
-
-def _log_spans(text):
-    """[(start, end)] of the log's separator spans (_LOG_WINDOWS) in ``text``, merged where they meet and widened to
-    the words they begin and end in."""
-    found = []
-    for w in _LOG_WINDOWS.get():
-        i = text.find(w)
-        while i >= 0 and len(found) < 1000:
-            found.append([i, i + len(w)])
-            i = text.find(w, i + 1)
-    if not found:
-        return []
-    found.sort()
-    merged = [found[0]]
-    for s, e in found[1:]:
-        if s <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], e)
-        else:
-            merged.append([s, e])
-    out = []
-    for s, e in merged:
-        b = text.rfind(" ", 0, s) + 1
-        n = text.find(" ", e)
-        n = len(text) if n < 0 else n
-        if out and b <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], n))
-        else:
-            out.append((b, n))
-    return out
 
 
 def _fill(prefix, text, indent=None, keep=False, whole=False):

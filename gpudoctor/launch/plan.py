@@ -152,8 +152,9 @@ def _range(lo, hi):
     return str(lo) if lo == hi else "%s to %s" % (lo, hi)
 
 
-def render_text(plan):
-    """The plan as a person reads it (`gpudoctor plan`)."""
+def render_text(plan, windows=()):
+    """The plan as a person reads it (`gpudoctor plan`); ``windows``: the input's own blank-followed separators
+    (fixline.input_windows), for the notes."""
     out = []
     w = out.append
     w("launcher       %s%s" % (plan.launcher or "none (configs only)",
@@ -190,8 +191,11 @@ def render_text(plan):
             _n(b.train_batch_size), _n(b.micro_batch_per_gpu), _n(b.gradient_accumulation_steps),
             _range(plan.world_min, plan.world_max),
             "ok" if b.ok else ("not judged" if b.ok is None else "DeepSpeed refuses: %s" % b.error)))
+    from gpudoctor.fixline import guarded_prose
+
     for note in plan.notes:
-        w("note           %s" % note)
+        # (prose around a launch line's words: written as explain writes its prose, docs/security.md 78.)
+        w("note           %s" % guarded_prose(note, windows))
     # every value here came from a launch line, a config or a hostfile: a control character
     # (an escape sequence that retitles or clears the terminal) is shown escaped, never sent
     from gpudoctor.report.text import _printable

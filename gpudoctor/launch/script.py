@@ -145,6 +145,8 @@ class Script:
     launches: List[Launch] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
     variables: Dict[str, str] = field(default_factory=dict)  # the last known value of every name
+    # the texts read (the script, the files it sources): which '; ' of a note is the script's (render_script)
+    texts: List[str] = field(default_factory=list, repr=False)
 
     def to_json(self):
         return {
@@ -2499,7 +2501,9 @@ class Reader:
             self.depth += 1
             frames = len(self.frames)
             try:
-                self.run_text(data.decode("utf-8", "replace"), inner=True)
+                sourced = data.decode("utf-8", "replace")
+                self.result.texts.append(sourced)
+                self.run_text(sourced, inner=True)
             finally:
                 self.depth -= 1
                 del self.frames[frames:]
@@ -3095,6 +3099,7 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
         r.result.allocation["sbatch_command_line"] = list(sbatch_options)
         for k in alloc["env"]:
             r.result.from_allocation[k] = "from the allocation (%s)" % _alloc_source(r.result.allocation)
+    r.result.texts[:0] = [text, path] + list(args)
     r.run_text(text)
     for name, body in list(r.functions.items()):
         if name not in r.called:
@@ -3517,7 +3522,7 @@ def _findings(r, la):
                 "argument: bash train.sh NNODES NODE_RANK)" % (plan.machine_rank, nodes, plan.machine_rank))
     if multi and plan.master_addr and is_loopback(plan.master_addr.split(" ")[0]):
         la.findings.append("the master address is %s on a %d-node plan: the other nodes cannot reach it; use the "
-                           "master node's address (e.g. $(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1))"
+                           "master node's address (e.g. the first name `scontrol show hostnames \"$SLURM_JOB_NODELIST\"` prints)"
                            % (plan.master_addr, nodes))
     gpn = r.result.allocation.get("gpus_per_node")
     if gpn and plan.nproc_per_node and plan.nproc_per_node > gpn and "nproc_per_node" not in la.varies:
@@ -3658,7 +3663,19 @@ def is_python_name(prog):
 
 
 def render_script(res):
+    from gpudoctor.fixline import guarded_prose, input_windows
     from gpudoctor.launch.plan import render_text
+
+    # a note, a finding or a refusal is prose around the script's words (a sourced file's name, a script srun runs):
+    # `line 2: source ./x;touch${IFS}M;# is not read (...)` ran touch when the clause after ': ' was pasted. Each is
+    # written as explain writes its prose (fixline.guarded_prose: docs/security.md 58., 68., 78.), the script's own
+    # '; ' told from the prose's by the texts read
+    prose = list(res.notes) + [x for la in res.launches for x in list(la.findings) + [la.refused or ""] +
+                               (list(la.plan.notes) if la.plan is not None else [])]
+    windows = input_windows(prose, res.texts)
+
+    def said(text):
+        return guarded_prose(str(text), windows)
 
     out = ["script         %s%s" % (res.path, (" " + " ".join(res.args)) if res.args else "")]
     a = res.allocation
@@ -3682,13 +3699,13 @@ def render_script(res):
             out.append("  unknown      %s: %s%s" % (u.text, u.why, "; from this shell: %s" % u.here
                                                    if u.here not in (None, "") else ""))
         if la.refused:
-            out.append("  refused      %s" % la.refused)
+            out.append("  refused      %s" % said(la.refused))
             continue
         for f in la.findings:
-            out.append("  finding      %s" % f)
-        out.extend("  " + x for x in render_text(la.plan).rstrip("\n").split("\n"))
+            out.append("  finding      %s" % said(f))
+        out.extend("  " + x for x in render_text(la.plan, windows).rstrip("\n").split("\n"))
     for n in res.notes:
-        out.append("note           %s" % n)
+        out.append("note           %s" % said(n))
     # every word here came from the script: a control character (an escape sequence) is
     # shown escaped, never sent to the terminal
     from gpudoctor.report.text import _printable
