@@ -77,6 +77,18 @@ def test_a_first_cause_with_its_own_line_is_left_as_it_is(kb):
     assert root["causes"][0]["evidence"] and not any(c.get("differential") for c in root["causes"])
 
 
+def test_a_name_only_a_cause_s_fix_holds_brings_no_cause(kb):
+    # bench/data/explain_heldout_2026-11-26p7.jsonl p7-onehot_long_target: the user's F.cross_entropy(...) line; the
+    # loss_parallel rule names F.cross_entropy in its fix only (the remedy's words), so it stays out
+    root = _root(explain.explain_text(seen_text("p7-onehot_long_target", "2026-11-26p7"), kb))
+    assert not any(t.startswith(("The sharded loss of tensor parallelism", "Another entry of this family",
+                                 "Neighbouring family torch.distributed_usage")) and "loss_parallel" in t
+                   for t in _texts(root))
+    words = differential.tell_words(next(c for c in kb.by_id["torch.distributed_usage"]["causes"]
+                                         if c["text"].startswith("The sharded loss of tensor parallelism")))
+    assert "loss_parallel" in words and "f.cross_entropy" not in words
+
+
 def test_names_are_read_as_whole_names():
     got = differential.tokens("call dist.new_group(ranks=[0, 1]) with --nproc-per-node and NCCL_SOCKET_IFNAME, "
                               "nn.LazyLinear, e.g. a list")

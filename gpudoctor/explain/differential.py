@@ -96,6 +96,13 @@ def cause_words(c):
     return tokens(" \n".join([c.get("text") or ""] + list(c.get("fix") or []) + list(c.get("confirm") or [])))
 
 
+def tell_words(c):
+    """The names that tell a cause apart: those of its text and confirm lines (what it is, what to look for). Its fix
+    lines' names are the remedy's words (F.cross_entropy in a loss's fix, nn.Linear in a layer's), which a text shows
+    for other reasons."""
+    return tokens(" \n".join([c.get("text") or ""] + list(c.get("confirm") or [])))
+
+
 def cause_key(entry_id, c):
     """A knowledge cause's stable key in the prior table: its entry and a digest of its text."""
     return "%s#%s" % (entry_id, hashlib.sha1((c.get("text") or "").encode("utf-8")).hexdigest()[:12])
@@ -263,7 +270,7 @@ def apply(result, kb, scan, level):
             continue
         sr = c.get("static_rank") or 0
         kc = e["causes"][sr - 1] if 0 < sr <= len(e["causes"]) else None
-        words = cause_words(kc or c)
+        words = tell_words(kc or c)
         if kc is not None:
             listed.add(sr - 1)
         names = shown(words, pool, df)
@@ -277,7 +284,7 @@ def apply(result, kb, scan, level):
             continue  # (listed already, or hidden by its `when`)
         if not _when_ok(c, pool):
             continue
-        names = shown(cause_words(c), pool, df)
+        names = shown(tell_words(c), pool, df)
         if not names or (origin != "own" and len(names) < 2 and df.get(names[0], 99) > 2):
             continue  # a cause joins only where the text shows its names (another entry's: two, or one few use)
         # another entry's cause weighs half: the root's entry is the family the message names
