@@ -241,6 +241,10 @@ SETUP = {
                      ("GLM__scripts_finetune_blank.sh", ("model_blocklm_large.sh", "seq_blank.sh")))},
     "InternVideo__InternVideo2_multi_modality_scripts_pretraining_clip_L14_run.sh": dict(
         copy=[("extra24/InternVideo__InternVideo2_multi_modality_torchrun.sh", "torchrun.sh")]),
+    # round 6 (launch25): bash as nobody cannot make /cognitive_comp/... (set -e): the mkdir and the config file
+    # the script writes there go nowhere, its words unchanged
+    "Fengshenbang-LM__fengshen_examples_pretrain_t5_pretrain_randeng_t5_char_700M.sh": dict(
+        subst=[("  mkdir ${ROOT_DIR}", "  true"), ("cat <<EOT > $config_json", "cat <<EOT > /dev/null")]),
 }
 
 
@@ -434,7 +438,8 @@ def fetch(d):
     import urllib.request
 
     for line in [l for t in ("launch_real_scripts.tsv", "launch_real_scripts22.tsv",
-                                             "launch_real_scripts23.tsv", "launch_real_scripts24.tsv")
+                                             "launch_real_scripts23.tsv", "launch_real_scripts24.tsv",
+                                             "launch_real_scripts25.tsv")
                  for l in open(os.path.join(BENCH, "data", t))]:
         if line.startswith("#") or not line.strip():
             continue
@@ -469,7 +474,8 @@ def main():
         return
     part, filt = a.part, a.filter
     parts = {"all": ["fix", "measure", "measure2"], "all22": ["fix22", "measure22"],
-             "all23": ["fix23", "measure23"], "all24": ["fix24", "measure24"]}.get(part, [part])
+             "all23": ["fix23", "measure23"], "all24": ["fix24", "measure24"],
+             "all25": ["fix25", "measure25"]}.get(part, [part])
     out = []
     for pt in parts:
         for name in sorted(os.listdir(os.path.join(HERE, pt))):
