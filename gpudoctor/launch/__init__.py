@@ -20,7 +20,8 @@ __all__ = ["Plan", "Refused", "SCHEMA", "add_options", "build_plan", "count", "i
 
 MAX_LINE = 64 << 10
 LAUNCHERS = "torchrun, python -m torch.distributed.run|launch, deepspeed, accelerate launch, mpirun/mpiexec " \
-            "(Open MPI), mpiexec.hydra (MPICH, Intel MPI), horovodrun, colossalai run, and srun in front of any of them"
+            "(Open MPI), mpiexec.hydra (MPICH, Intel MPI), horovodrun, colossalai run, tune run, and srun in front " \
+            "of any of them"
 
 # srun options that take a value: every `--opt=value` line of `srun --help` (slurm-wlm 22.05,
 # flags/srun.json, made by flags/generate.py gen_srun), plus the ones srun(1) documents that
@@ -102,7 +103,7 @@ def _is_launcher(argv):
         return True
     if prog == "accelerate":
         return argv[1:2] == ["launch"]
-    if prog == "colossalai":
+    if prog in ("colossalai", "tune"):
         return argv[1:2] == ["run"]
     if prog == "env" or re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):
         return True  # read as before: env NAME=V launcher ...
@@ -220,6 +221,10 @@ def parse_launch(line, plan=None, environ=None, given=True):
         if not args or args[0] != "run":
             raise InputError("%s%s: only 'colossalai run ...' starts a job" % (flag, excerpt(argv[0], 30)))
         colossalai.read(plan, args[1:], env)
+    elif prog == "tune" and args[:1] == ["run"]:
+        from gpudoctor.launch import torchtune
+
+        torchtune.read(plan, args[1:], env)
     else:
         # typed after the options, the word may be meant as a script too (`gpudoctor plan train 2 0`): say
         # that there is none by that name either

@@ -114,6 +114,7 @@ class Unknown:
     host: bool = False  # stands for a host name (stand-ins must pass the host-name rule)
     once: bool = False  # a task's own rank, expanded once by the batch shell
     given: bool = False  # known: an argument of the script, or the allocation's (#SBATCH)
+    optional: bool = False  # words bash passes or not (appended in a branch decided at run time): planned without
 
 
 @dataclass
@@ -124,6 +125,7 @@ class Launch:
     unknown: List[Unknown] = field(default_factory=list)
     plan: object = None
     refused: Optional[str] = None
+    blocked: Optional[str] = None  # bash would not run the command (a redirection that fails): the refusal
     findings: List[str] = field(default_factory=list)
     varies: List[str] = field(default_factory=list)  # plan fields that depend on an unknown
     argv_shown: Optional[List[str]] = None  # argv as `shown` writes it (no internal stand-in marks): the JSON's
@@ -134,6 +136,7 @@ class Launch:
     once_uses: Dict[str, List[str]] = field(default_factory=dict)
     written: Dict[str, str] = field(default_factory=dict)  # files the script wrote before this line
     no_args: bool = False  # its words read the script's arguments ("$@", $1), and the plan was given none
+    empties: Dict[str, int] = field(default_factory=dict)  # names it expanded that the script set to nothing: line
 
 
 @dataclass
@@ -564,7 +567,8 @@ def lex(s):
                     j += 1  # `<<-`: a heredoc whose leading tabs are stripped
                 if s[i:j] in ("<<", "<<-"):
                     toks.append(("op", "heredoc" if s[i:j] == "<<" else "heredoc-"))
-                toks.append(("op", {">": "redir>", ">>": "redir>>", ">|": "redir>"}.get(s[i:j], "redir")))
+                toks.append(("op", {">": "redir>", ">>": "redir>>", ">|": "redir>", "<": "redir<"}.get(
+                    s[i:j], "redir")))
                 i = j
                 continue
             if word is not None:
@@ -643,6 +647,9 @@ class Reader:
         self.args_unknown = None  # why the arguments are known only at run time (a shift / set -- in a branch)
         self.stdin = None  # the heredoc fed to the command being read: {"delim", "quoted", "body", "line"}
         self.out = None  # its output redirection: (">" or ">>", the target word as written)
+        self.ins = []  # its input redirections' target words (`<FILE`), as written
+        self.set_empty = {}  # name -> the line that set it to nothing (`n_gpus=`: a template's value to fill in)
+        self.empty_reads = set()  # such names the command being read expanded
         self.written = {}  # files the script writes (cat/echo/printf > file): path -> text, bounded
         self.result = Script(path=path, args=list(args))
         self.batch = batch  # an sbatch file: the batch shell runs it once, on the first node
@@ -755,12 +762,12 @@ class Reader:
         return not r if neg else r
 
     # -------------------------------------------------------------- unknowns
-    def unknown(self, text, why, here=None, fixed=None, host=False, once=False, given=False):
+    def unknown(self, text, why, here=None, fixed=None, host=False, once=False, given=False, optional=False):
         for i, u in enumerate(self.unknowns):
-            if (u.text, u.why, u.fixed) == (text, why, fixed):
+            if (u.text, u.why, u.fixed, u.optional) == (text, why, fixed, optional):
                 return "%s%d%s" % (MARK, i, MARK)
         self.unknowns.append(Unknown(text, why, here, fixed, host or bool(HOSTISH.search(text.upper())), once,
-                                     given))
+                                     given, optional))
         return "%s%d%s" % (MARK, len(self.unknowns) - 1, MARK)
 
     def marks(self, s):
@@ -842,6 +849,10 @@ class Reader:
         return "set (value not shown: not an allow-listed name)"
 
     def assign(self, name, value, append=False):
+        if value == "" and not append and not self.cond:
+            self.set_empty[name] = self.line
+        else:
+            self.set_empty.pop(name, None)
         if append and name in self.vars:
             old = self.vars[name]
             if isinstance(old, list) or isinstance(value, list):
@@ -852,6 +863,18 @@ class Reader:
             # an argument-parsing loop (while [[ $# -gt 0 ]]; do case $1 in ...): which
             # iteration sets it, and to what, is decided at run time
             value = self.unknown("$" + name, "set in a loop (line %d)" % self.line)
+        elif self.cond and name in self.vars and self.vars[name] != value and _appends_words(self.vars[name], value):
+            # words appended in a branch decided at run time (smollm's templates_with_launcher train.slurm: `if [ !
+            # -z "$GRAD_ACC" ]; then LAUNCHER="${LAUNCHER} --gradient_accumulation_steps ${GRAD_ACC}"`): the words
+            # before stay known, the words appended are one unknown that bash passes or not (launch25; the whole
+            # command was unknown, and no launch line was planned)
+            before = self.vars[name]
+            tail = value[len(before):]
+            t = self.shown(tail.strip())
+            value = before + " " + self.unknown(
+                "[%s]" % (t if len(t) <= 60 else t[:57] + "..."),
+                "words appended to $%s only if the branch at line %d runs (decided at run time); planned without "
+                "them" % (name, self.line), optional=True)
         elif self.cond and name in self.vars and self.vars[name] != value:
             # set in a branch (or a loop) to something else than before: which one runs is
             # decided at run time
@@ -1305,6 +1328,8 @@ class Reader:
             is_set = name in self.vars or name in self.result.from_allocation or (
                 name in PER_TASK or name.startswith("SLURM_"))
             v = self.vars.get(name)
+            if v == "" and name in self.set_empty:
+                self.empty_reads.add(name)
             if isinstance(v, list):
                 if idx in ("@", "*"):
                     if length:
@@ -1832,7 +1857,7 @@ class Reader:
     def feed(self, tokens):
         """Run a stream of tokens; while a simulated loop is being read the first time, its
         frame also keeps the tokens to replay them (loop())."""
-        cmd, stdin, out = [], None, None
+        cmd, stdin, out, ins = [], None, None, []
         for kind, t in tokens:
             for f in self.frames:
                 if f.get("record") is not None:
@@ -1892,8 +1917,10 @@ class Reader:
                 if isinstance(t, tuple):
                     stdin = t[1]
                 continue
-            if t in ("redir", "redir>", "redir>>"):
-                if t != "redir":
+            if t in ("redir", "redir>", "redir>>", "redir<"):
+                if t == "redir<":
+                    ins.append(len(cmd) + 1)  # the input file is the next word
+                elif t != "redir":
                     out = (t[5:], len(cmd) + 1)  # the output file is the next word
                 cmd.append(None)
                 continue
@@ -1958,6 +1985,7 @@ class Reader:
             try:
                 self.stdin = stdin if cmd and stdin is not None else None
                 self.out = (out[0], cmd[out[1]]) if out and out[1] < len(cmd) and cmd[out[1]] else None
+                self.ins = [cmd[k] for k in ins if k < len(cmd) and cmd[k]]
                 ends = self._ends_script(words, t, cmd)
                 self.command(words)
                 if ends == "exit" and self._exit_follows(t):
@@ -1978,6 +2006,7 @@ class Reader:
                     raise end
             finally:
                 self.stdin = self.out = None
+                self.ins = []
                 if before is not None:
                     self._set_state(before)
                 if piped or words or t == "|":  # (command() pops the words it reads)
@@ -2024,7 +2053,7 @@ class Reader:
                 self.status = r
                 self.guard = UNDECIDED if r is None else (r if t == "&&" else not r)
                 self.guard_dep = gdep or self.last_test_argdep
-            cmd, stdin, out = [], None, None
+            cmd, stdin, out, ins = [], None, None, []
 
     def _if_condition_element(self, guard, words, bang):
         """`if A && B; then` / `if A || B; then`: the `if` runs the then-branch by the status of the list's
@@ -2156,6 +2185,7 @@ class Reader:
 
     def command(self, words):
         self.cmd_reads = self.arg_reads  # (Launch.no_args: this command read an argument not given)
+        self.empty_reads = set()
         self.commands += 1
         if self.commands > MAX_COMMANDS:
             raise InputError("%s: more than %d commands" % (self.path, MAX_COMMANDS))
@@ -2590,7 +2620,9 @@ class Reader:
                                           ["-m", "deepspeed.launcher.runner"], ["-m", "accelerate.commands.launch"])
         if prog == "accelerate" and rest[1:2] != ["launch"]:
             is_launch = False
-        if prog == "colossalai":  # ColossalAI's own launcher: torchrun on each host over ssh (launch/colossalai.py)
+        if prog in ("colossalai", "tune"):
+            # ColossalAI's own launcher: torchrun on each host over ssh (launch/colossalai.py); torchtune's
+            # `tune run`: torchrun with its options, or the recipe in-process (launch/torchtune.py)
             is_launch = rest[1:2] == ["run"]
         if prog == "srun":
             rest = self._srun_unknown_opts(rest)
@@ -2608,14 +2640,35 @@ class Reader:
         if prog == "sbatch" and self.stdin is not None and not any(
                 w.startswith("--wrap") or re.search(r"\.(sh|bash|sbatch|slurm)$", w) for w in rest[1:]):
             return self._sbatch_heredoc(rest)
-        if not is_launch and self.task_progs is not None and is_python(prog):
-            self.task_progs.append(rest)  # `srun bash -c 'python train.py'`: srun is the launcher
+        if not is_launch and self.task_progs is not None and (is_python(prog) or _srun_shell_script(rest)):
+            # `srun bash -c 'python train.py'`: srun is the launcher; `srun bash -c './run_and_time.sh ...'`:
+            # srun starts a shell script in each task (read where it is here, launch25)
+            self.task_progs.append(rest)
         if is_launch:
             self._note_conditional()
             self.result.launches.append(Launch(line=self.line, argv=argv[:k] + assigned + rest, shown="",
                                                written=dict(self.written),
                                                in_batch=bool(self.batch and prog != "srun" and not lead),
-                                               no_args=self.arg_reads > getattr(self, "cmd_reads", self.arg_reads)))
+                                               no_args=self.arg_reads > getattr(self, "cmd_reads", self.arg_reads),
+                                               blocked=self._missing_input(),
+                                               empties={k: self.set_empty[k] for k in sorted(self.empty_reads)
+                                                        if k in self.set_empty}))
+
+    def _missing_input(self):
+        """bash's reason not to run the command, where an input redirection names a plain word that is no file
+        here: a template's placeholder (GLM-130B's evaluate_multiple_node.sh `HOST_FILE_PATH="<your hostfile>"`,
+        then `eval deepspeed ... --hostfile ${HOST_FILE_PATH} ...`: bash reads `<your` as input from the file
+        'your', fails, and runs nothing; bash(1) REDIRECTION: "If any part of the redirection fails, the command
+        is not executed"). Only a single relative word (no / or .): a path may well be there on the cluster."""
+        for raw in getattr(self, "ins", []):
+            words = self.expand(raw, split=False)
+            if len(words) != 1 or MARK in words[0] or not re.match(r"^[A-Za-z][A-Za-z0-9_-]*$", words[0]):
+                continue
+            if _find_here(words[0], self.path) is None:
+                return ("bash would not run it: the redirection <%s reads the file %s, which is not here (bash: %s: No "
+                        "such file or directory); a `<...>` in a value is a template's placeholder to fill in" % (
+                            words[0], words[0], words[0]))
+        return None
 
     def _task_script(self, rest):
         """(path, args) for `srun [opts] [bash] train.sh ARGS` when train.sh is here."""
@@ -2647,9 +2700,11 @@ class Reader:
             self.line, path))
         self.depth += 1
         frames = len(self.frames)
+        progs, self.task_progs = self.task_progs, []
         try:
             self.run_text(data.decode("utf-8", "replace"))
         finally:
+            found, self.task_progs = self.task_progs, progs
             self.depth -= 1
             del self.frames[frames:]
             self.batch, self.vars, self.positional, self.path, self.line = saved
@@ -2657,7 +2712,27 @@ class Reader:
             la.argv = srun_words + la.argv
             la.via_shell = True
             la.line = self.line
+        if len(self.result.launches) == before and found:
+            # the script starts no launcher: srun itself starts what it runs once per task (`srun bash
+            # job.sh` whose job.sh runs `python train.py`: uschpc/multi_gpu_training's and round 5's
+            # left list; it gave no launch line, where `srun bash -c 'python ...'` gave one)
+            self._task_found(srun_words, found)
         return True
+
+    def _task_found(self, srun_words, found):
+        """What a task's shell (`srun bash -c STRING`, `srun bash X.sh`) runs when it starts no launcher:
+        a python program is srun's own launch line; a shell script here is read as each task's (depth-bounded),
+        one not here is srun running a script not read (launch/srun.py: the world is not known)."""
+        from gpudoctor.launch import is_python
+
+        first = _main_prog(found)
+        if not is_python(os.path.basename(first[0])):
+            sub = self._task_script(first)
+            if sub is not None and self._run_task_script(srun_words, sub[0], sub[1]):
+                return
+        self._note_conditional()
+        self.result.launches.append(Launch(line=self.line, argv=list(srun_words) + list(first), shown="",
+                                           written=dict(self.written), in_batch=False, via_shell=True))
 
     def _read_nested(self, text, base=None):
         """Read text that a command of this script hands to another shell. The loops being
@@ -2860,7 +2935,7 @@ class Reader:
 
     def srun_inner(self, argv):
         """`srun [opts] bash -c 'STRING'`: the string runs in each task's own shell."""
-        from gpudoctor.launch import SRUN_VALUE
+        from gpudoctor.launch import SRUN_VALUE, is_python
 
         i = 1
         while i < len(argv) and argv[i].startswith("-"):
@@ -2902,13 +2977,18 @@ class Reader:
                 found, self.task_progs = self.task_progs, progs
             del self.frames[depth:]  # an `if` left open inside the string ends with it
             self.batch, self.vars = saved[0], saved[1]
+            if len(self.result.launches) == before and found and not is_python(os.path.basename(found[0][0])):
+                # a shell script the string runs (mlcommons stable_diffusion's `srun ... bash -c
+                # "./run_and_time.sh ..."`: 64 tasks each run it): read here, or srun running a script not read
+                self._task_found(argv[:i], found)
+                return True
             if len(self.result.launches) == before and found:
                 # no launcher inside the string: srun itself starts the program once per task
                 # (stas00/ml-engineering's srun-launcher.slurm: srun ... bash -c "$LAUNCHER
                 # python -u test.py", Megatron-LM's SRUN.sh: srun ... sh -c "python ..."),
                 # planned as `srun [opts] python ...` is
                 self._note_conditional()
-                self.result.launches.append(Launch(line=self.line, argv=list(found[0]), shown="",
+                self.result.launches.append(Launch(line=self.line, argv=list(_main_prog(found)), shown="",
                                                    written=dict(self.written), in_batch=False))
             for la in self.result.launches[before:]:
                 # `srun ... bash -c "NAME=value accelerate launch ..."`: the task's own environment
@@ -2922,6 +3002,32 @@ class Reader:
                 la.via_shell = True
             return True
         return None
+
+
+def _appends_words(before, value):
+    """Whether a new value is the old one with words appended (`X="$X --flag v"`, `X+=" --flag"`)."""
+    return isinstance(before, str) and isinstance(value, str) and len(value) > len(before) and \
+        value.startswith(before) and value[len(before)] in " \t\n" and bool(value[len(before):].strip())
+
+
+def _main_prog(found):
+    """The program a task's shell runs that is the job: the first that is not `python -c CODE` (mlcommons
+    stable_diffusion's run_and_time.sh logs an mllog event with `python -c` before `python main.py`)."""
+    for f in found:
+        k = 1
+        while k < len(f) and f[k].startswith("-") and f[k] not in ("-c", "-m"):
+            k += 1
+        if f[k:k + 1] != ["-c"]:
+            return f
+    return found[0]
+
+
+def _srun_shell_script(rest):
+    """Whether a command a task's shell runs is a shell script (`./x.sh ARGS`, `bash x.sh ARGS`), as
+    launch/srun.py's _shell_script reads srun's own program."""
+    from gpudoctor.launch.srun import _shell_script
+
+    return bool(rest) and MARK not in rest[0] and _shell_script(os.path.basename(rest[0]), rest[1:]) is not None
 
 
 def _stdin_shell_args(rest):
@@ -3257,6 +3363,14 @@ def _stand_ins(u, k, variant, numeric=False):
 def _plan_launch(r, la):
     from gpudoctor.launch import hostfiles
 
+    if la.blocked:
+        import shlex
+
+        la.shown = " ".join(shlex.quote(r.shown(a)) for a in la.argv)
+        la.argv_shown = [r.shown(a) for a in la.argv]
+        la.refused = la.blocked
+        return
+
     token = hostfiles.WRITTEN.set(dict(la.written))  # the hostfile the script wrote, for this line only
     try:
         _plan_launch_here(r, la)
@@ -3278,13 +3392,18 @@ def _plan_launch_here(r, la):
     la.unknown = [r.unknowns[m] for m in marks]
     la.shown = " ".join(shlex.quote(r.shown(a)) for a in la.argv)
     la.argv_shown = [r.shown(a) for a in la.argv]
+    whole = re.compile("^" + MARK + r"(\d+)" + MARK + "$")
+
     def attempt(numeric):
         ps, es, first = [], [], None
         for variant in (0, 1):
-            sub = {m: _stand_ins(r.unknowns[m], i, variant, numeric) for i, m in enumerate(marks)}
+            sub = {m: "" if r.unknowns[m].optional else _stand_ins(r.unknowns[m], i, variant, numeric)
+                   for i, m in enumerate(marks)}
             first = sub if first is None else first
+            # words appended in a branch decided at run time (Unknown.optional): planned as bash passes them
+            # when the branch does not run, no word at all
             line = " ".join(shlex.quote(re.sub(MARK + r"(\d+)" + MARK, lambda x: sub[int(x.group(1))], a))
-                            for a in la.argv)
+                            for a in la.argv if not _optional_word(r, whole, a))
             try:
                 ps.append(_plan_line(line, env))
             except InputError as exc:
@@ -3303,6 +3422,13 @@ def _plan_launch_here(r, la):
         if not plans:
             la.refused = errors[0] if marks == [] or len(set(errors)) == 1 else (
                 "%s (depends on %s)" % (errors[0], ", ".join(u.text for u in la.unknown)))
+            if la.empties:
+                # LLaMA-Adapter's srun_chat_llama65b_bias_scale_norm.sh: `n_gpus=` under "# total number of GPUs to
+                # use.", then `srun ... -n ${n_gpus} --ntasks-per-node ${n_gpus}`: srun took --ntasks-per-node as -n's
+                # value; the refusal says which values the template leaves to fill in (launch25)
+                la.refused += " (the script sets %s to nothing: a template's value%s to fill in)" % (
+                    ", ".join("%s (line %d)" % (k, n) for n, k in sorted((n, k) for k, n in la.empties.items())),
+                    "s" if len(la.empties) > 1 else "")
             if la.no_args and "arguments are required" in la.refused:
                 # `exec torchrun ... "$@"` (allenai/OLMo-core src/scripts/lambda/entrypoint.sh): the script's own
                 # arguments are the launcher's program; planned without them, the line has none
@@ -3350,6 +3476,12 @@ def _once_uses(la, a, ja, once, sub, env):
     if "env" not in uses and any(re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w) and mark in w for w in la.argv):
         uses.append("env")  # NAME=$SLURM_PROCID for the ranks: a value the plan redacts is still the same everywhere
     return uses
+
+
+def _optional_word(r, whole, a):
+    """A word that is wholly an optional unknown (words bash passes or not): left out of the planned line."""
+    m = whole.match(a)
+    return bool(m) and r.unknowns[int(m.group(1))].optional
 
 
 def _plan_line(line, env):
@@ -3662,8 +3794,18 @@ def is_python_name(prog):
     return is_python(prog)
 
 
+def plan_prose(text, windows=()):
+    """A note, finding or refusal of the plan as printed: fixline.guarded_prose (docs/security.md 78.), plan's own list
+    of launchers (`python -m torch.distributed.run|launch`) read as written: only the words around it are the
+    script's."""
+    from gpudoctor.fixline import guarded_prose
+    from gpudoctor.launch import LAUNCHERS
+
+    return LAUNCHERS.join(guarded_prose(part, windows) for part in str(text).split(LAUNCHERS))
+
+
 def render_script(res):
-    from gpudoctor.fixline import guarded_prose, input_windows
+    from gpudoctor.fixline import input_windows
     from gpudoctor.launch.plan import render_text
 
     # a note, a finding or a refusal is prose around the script's words (a sourced file's name, a script srun runs):
@@ -3675,7 +3817,7 @@ def render_script(res):
     windows = input_windows(prose, res.texts)
 
     def said(text):
-        return guarded_prose(str(text), windows)
+        return plan_prose(text, windows)
 
     out = ["script         %s%s" % (res.path, (" " + " ".join(res.args)) if res.args else "")]
     a = res.allocation
