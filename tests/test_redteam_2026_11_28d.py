@@ -267,3 +267,11 @@ def test_plans_own_notes_read_as_before(tmp_path):
     rc, out, err = _gd(["plan", "s.sh"], tmp_path)
     assert "each of srun's 2 tasks runs run.sh, which is not read here" in out, out
     assert "note           line 3: source ./missing.sh is not read" in out, out
+
+
+def test_plans_refusal_holds_a_scripts_words_inert(tmp_path):
+    # 78.: a refusal quotes the script's words (argparse's "unrecognized arguments: ..."), in the plan and on stderr
+    (tmp_path / "s.sh").write_text("#!/bin/bash\ntorchrun --nproc_per_node 8 '--bad;touch${IFS}MARKER;#' a.py\n")
+    rc, out, err = _gd(["plan", "s.sh"], tmp_path)
+    assert rc == 2 and "unrecognized arguments" in err and "refused" in out, (out, err)
+    assert _pasted(_plan_clauses(out + err), tmp_path) == [], (out, err)

@@ -49,8 +49,11 @@ def run(args):
             from gpudoctor.launch.script import WINDOWS_ENDINGS
 
             crlf = [n for n in res.notes if n.startswith(WINDOWS_ENDINGS)]
-            raise InputError("line %d: %s%s" % (refused[0].line, refused[0].refused, " (%s)" % crlf[0] if crlf
-                                                else ""))
+            from gpudoctor.launch.script import plan_prose
+
+            # (the refusal quotes the script's words: written as the plan's text writes it, docs/security.md 78.)
+            raise InputError("line %d: %s%s" % (refused[0].line, plan_prose(refused[0].refused), " (%s)" % crlf[0]
+                                                if crlf else ""))
         return 0
     launch = launch_line(args)
     if launch is None and args.accelerate_config is None and not args.deepspeed_config:
