@@ -166,6 +166,9 @@ ARGS = {
         "/mnt/deepseek-datasets/alpaca_data.json /mnt/deepseek-ckpts/Llama-2-7b-hf-to-mg-tp2-pp1/").split(),
     "GLM__scripts_ds_finetune_superglue.sh": ["config_tasks/model_blocklm_10B.sh", "config_tasks/task_copa.sh"],
     "GLM__scripts_finetune_blank.sh": ["config_tasks/model_blocklm_large.sh", "config_tasks/seq_blank.sh"],
+    # round 6 (launch25): the scripts' own usage line (`run_gemma_2b.sh <nproc_per_node> <save_path>`, as verl's)
+    **{"TinyZero__examples_sft_gsm8k_run_%s.sh" % m: ["4", "/tmp/save"]
+       for m in ("deepseek_6b7", "gemma_2b", "gemma_7b")},
 }
 # round 5 (launch24): files of the scripts' own repositories that they source or run, fetched into DIR/extra24
 EXTRA24 = {
