@@ -7,7 +7,7 @@ import re
 from gpudoctor import data
 from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd, sh, Literal
 
-from ._gpu import arch_covers, cc_tuple, gpu_list, sm, torch_info
+from ._gpu import arch_covers, cc_tuple, gpu_list, sm, torch_info, visible_gpus
 
 
 def _label(g):
@@ -99,6 +99,16 @@ def _evidence(facts, config):
     for g in gpus:
         names.setdefault("%s (cc %s)" % (g.get("name") or "?", g.get("compute_capability") or "?"), []).append(g)
     parts = ["%d x %s" % (len(v), k) for k, v in names.items()]
+    shown, cvd = visible_gpus(facts)
+    if cvd is not None:
+        # NVML counts every GPU of the node; a CUDA process under CUDA_VISIBLE_DEVICES sees its subset
+        # (seen on a real 2x H100: "2 x H100" passed under CUDA_VISIBLE_DEVICES=0, where torchrun's rank 1
+        # died "invalid device ordinal")
+        parts.append("CUDA_VISIBLE_DEVICES=%s shows %d of them to CUDA" % (cvd[:40] if cvd.isprintable() else
+                                                                        ascii(cvd)[:40], shown or 0))
+    elif "CUDA_VISIBLE_DEVICES" in (((facts.get("env") or {}).get("hashed") or {})
+                                    if isinstance(facts.get("env"), dict) else {}):
+        parts.append("CUDA_VISIBLE_DEVICES is set (its value kept as a hash): CUDA may see fewer")
     want = getattr(config, "expected_gpus", None)
     if want is not None:
         parts.append("%d expected" % want)

@@ -13,7 +13,7 @@ Names are judged against gpudoctor/data/nccl_env.json, made by tools/gen_nccl_en
 NCCL's own source (every NCCL_PARAM / ncclGetEnv) and PyTorch's ProcessGroupNCCL: a name
 NCCL reads is never called a typo, and a typo is only ever pointed at a name NCCL reads.
 """
-
+import re
 
 from gpudoctor import data
 from gpudoctor.registry import NA, Finding, Pass, check, cmd
@@ -262,14 +262,42 @@ def _judge(facts, evidence):
     judged = [n for n in sorted(eff) if n.startswith(("NCCL_", "TORCH_NCCL_"))]
     if judged:
         notes = []
-        for f in judge_names(judged, lambda n: eff[n], where):
+        node_ver = node_nccl(facts)
+        for f in judge_names(judged, lambda n: eff[n], where, node_ver=node_ver):
             notes.append(f)
             yield f
         table = data.load("nccl_env")
-        evidence.append("%d NCCL_* name%s checked against NCCL %s and PyTorch %s: %d read%s" % (
-            len(judged), "" if len(judged) == 1 else "s", table["nccl"]["version"],
+        tver = table["nccl"]["version"]
+        evidence.append("%d NCCL_* name%s checked against NCCL %s%s and PyTorch %s: %d read%s" % (
+            len(judged), "" if len(judged) == 1 else "s", tver, _version_gap(node_ver, tver),
             (table.get("torch") or {}).get("version"), len(judged) - len(notes),
             ", %d noted" % len(notes) if notes else ""))
+
+
+def node_nccl(facts):
+    """The NCCL version the node's torch loads (python.nccl: loaded, else its wheel's), or None."""
+    py = facts.get("python") if isinstance(facts.get("python"), dict) else {}
+    nc = py.get("nccl") if isinstance(py.get("nccl"), dict) else {}
+    for key in ("loaded_version", "version", "wheel_version"):
+        v = nc.get(key)
+        if isinstance(v, str) and re.match(r"^\d+\.\d+\.\d+$", v):
+            return v
+    return None
+
+
+def _vtuple(v):
+    return tuple(int(x) for x in v.split(".")[:3])
+
+
+def _version_gap(node_ver, tver):
+    """What the table's NCCL is to the node's: the table lists the names one release reads (and, for
+    names since dropped, the releases that read them), not when a current name first appeared; a node
+    that runs another NCCL is told so (a real 2x H100 ran 2.28.9 beside a 2.30.7 table, session 24)."""
+    if not node_ver or node_ver == tver:
+        return ""
+    if _vtuple(node_ver) < _vtuple(tver):
+        return " (this node loads %s: a name added after it would pass)" % node_ver
+    return " (this node loads %s, newer: a name added since is called unknown)" % node_ver
 
 
 # Which read_by values make a name real for a job; a typo is only ever pointed at one of
@@ -277,8 +305,10 @@ def _judge(facts, evidence):
 READERS = ("nccl", "nccl-plugin", "torch")
 
 
-def judge_names(names, value_of, where=lambda n: ""):
-    """Findings for the NCCL_* names NCCL does not read (a pure function of the table)."""
+def judge_names(names, value_of, where=lambda n: "", node_ver=None):
+    """Findings for the NCCL_* names NCCL does not read (a pure function of the table). ``node_ver``: the
+    NCCL the node loads; a name the table's release no longer reads but the node's release does (its
+    ``former`` span holds node_ver: NCCL_GIN_NCONTEXTS, read by 2.28.9 to 2.29.7) is read, no note."""
     table = data.load("nccl_env")
     known, former = table["names"], table["former"]
     nver = table["nccl"]["version"]
@@ -295,6 +325,11 @@ def judge_names(names, value_of, where=lambda n: ""):
             continue
         if name in former:
             f = former[name]
+            try:
+                if node_ver and _vtuple(f["first_seen_in"]) <= _vtuple(node_ver) <= _vtuple(f["last_seen_in"]):
+                    continue  # this node's NCCL reads it
+            except (KeyError, ValueError, AttributeError):
+                pass
             span = f["first_seen_in"] if f["first_seen_in"] == f["last_seen_in"] else "%s to %s" % (
                 f["first_seen_in"], f["last_seen_in"])
             yield Finding.info(

@@ -367,22 +367,30 @@ class Store(object):
                     return self.run_record(idx, run), doc
         return None, None
 
-    def best_run(self, host, idx=None):
+    def best_run(self, host, idx=None, against=None):
         """(record, facts) of the kept run with the fewest failing checks (then the fewest
-        warnings; the newest of equals), for a node with no passing run kept; else (None, None)."""
+        warnings), for a node with no passing run kept; else (None, None). Of equal runs, the
+        newest whose facts state differs from ``against`` (the facts being compared): a change
+        that moves no verdict (CUDA_VISIBLE_DEVICES=0 planted on a node where host.name fails
+        forever) is recorded by the run that made it, which then has as few failures as any; taking
+        it hid the change (seen on a real 2x H100, session 24). With no ``against``, or when every
+        equal run holds the same state, the newest of equals."""
         idx = self.index(host) if idx is None else idx
         if not idx:
             return None, None
-        best = None
-        for run in self._kept_runs(idx):  # oldest first: a later equal one replaces it
+        scored = []
+        for run in self._kept_runs(idx):  # oldest first
             rec = self.run_record(idx, run)
-            score = (len(rec["failed"]), len(rec["warned"]))
-            if best is None or score <= best[0]:
-                best = (score, rec)
-        if best is None:
+            scored.append(((len(rec["failed"]), len(rec["warned"])), rec))
+        if not scored:
             return None, None
-        doc = self.facts(host, best[1]["facts"])
-        return (best[1], doc) if doc is not None else (None, None)
+        low = min(s for s, _ in scored)
+        equal = [rec for s, rec in scored if s == low]
+        now = facts_id(against) if isinstance(against, dict) else None
+        other = [rec for rec in equal if rec["facts"] != now]
+        pick = (other or equal)[-1]
+        doc = self.facts(host, pick["facts"])
+        return (pick, doc) if doc is not None else (None, None)
 
     def at(self, host, when):
         """(record, facts) of the node as it was at ``when`` (canonical UTC): its newest run at
@@ -790,7 +798,7 @@ def explain_changes(result, node_facts, since, state_dir, cfg=None):
             if before is None and when == "last-good":
                 # a node that never passed whole (host.name fails forever on it), as `gpudoctor diff --since
                 # last-good` takes it: its kept run with the fewest failing checks, named as such (userwalk24)
-                rec, before = store.best_run(host)
+                rec, before = store.best_run(host, against=doc)
                 kind = "fewest-failures"
         except HistoryError as exc:
             raise InputError("history of %s: %s" % (host, exc))

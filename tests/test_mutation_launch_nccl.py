@@ -2282,18 +2282,18 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'ifname eth0': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
                                                   'NCCL_SOCKET_IFNAME=eth0 selects eth0 (10.0.0.5); 1 NCCL_* name '
-                                                  'checked against NCCL 2.30.7 and PyTorch 2.14.1+cu130: 1 read']},
+                                                  'checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 1 read']},
                               'findings': []},
               'ifname =eth0 from a file': {'status': 'pass',
                                            'outcomes': {'vm': ['pass',
                                                                'NCCL_SOCKET_IFNAME==eth0 selects eth0 (10.0.0.5); 1 '
-                                                               'NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                               'NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                                '2.14.1+cu130: 1 read']},
                                            'findings': []},
               'ifname en prefix': {'status': 'pass',
                                    'outcomes': {'vm': ['pass',
                                                        'NCCL_SOCKET_IFNAME=en selects ens2 (10.1.0.5); 1 NCCL_* name '
-                                                       'checked against NCCL 2.30.7 and PyTorch 2.14.1+cu130: 1 '
+                                                       'checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 1 '
                                                        'read']},
                                    'findings': []},
               'ifname exact prefix is no match': {'status': 'fail',
@@ -2316,13 +2316,13 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'ifname exclude eth': {'status': 'pass',
                                      'outcomes': {'vm': ['pass',
                                                          'NCCL_SOCKET_IFNAME=^eth,docker,lo selects ens2 (10.1.0.5); '
-                                                         '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                          '2.14.1+cu130: 1 read']},
                                      'findings': []},
               'ifname ipv6': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
                                                   'NCCL_SOCKET_IFNAME=eth0 selects eth0 (fd00::5); 2 NCCL_* names '
-                                                  'checked against NCCL 2.30.7 and PyTorch 2.14.1+cu130: 2 read']},
+                                                  'checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 2 read']},
                               'findings': []},
               'ifname ipv6 without v6 address': {'status': 'fail',
                                                  'outcomes': {'vm': ['fail',
@@ -2426,18 +2426,18 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                              ['vm']]]},
               'ifname one char ignored': {'status': 'pass',
                                           'outcomes': {'vm': ['pass',
-                                                              '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                              '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                               '2.14.1+cu130: 1 read']},
                                           'findings': []},
               'ifname network failed': {'status': 'pass',
                                         'outcomes': {'vm': ['pass',
-                                                            '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                            '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                             '2.14.1+cu130: 1 read']},
                                         'findings': []},
               'ifname fixture eth0': {'status': 'pass',
                                       'outcomes': {'vm': ['pass',
                                                           'NCCL_SOCKET_IFNAME=eth selects eth0 (192.0.2.2); 1 NCCL_* '
-                                                          'name checked against NCCL 2.30.7 and PyTorch '
+                                                          'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                           '2.14.1+cu130: 1 read']},
                                       'findings': []},
               'ifname fixture best eth0': {'status': 'fail',
@@ -2484,7 +2484,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'hca exact': {'status': 'pass',
                             'outcomes': {'vm': ['pass',
                                                 'NCCL_IB_HCA==mlx5_0:1,mlx5_1 selects mlx5_0, mlx5_1 of mlx5_0, '
-                                                'mlx5_1; 1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                'mlx5_1; 1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                 '2.14.1+cu130: 1 read']},
                             'findings': []},
               'hca exact bad port': {'status': 'fail',
@@ -2542,23 +2542,23 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                        'outcomes': {'vm': ['pass',
                                                            'NCCL_IB_HCA=mlx5_0,mlx5_1 selects mlx5_0, mlx5_1 of '
                                                            'mlx5_0, mlx5_1; 1 NCCL_* name checked against NCCL '
-                                                           '2.30.7 and PyTorch 2.14.1+cu130: 1 read']},
+                                                           '2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 1 read']},
                                        'findings': []},
               'hca exclude': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
                                                   'NCCL_IB_HCA=^mlx5_1:1 selects mlx5_0 of mlx5_0, mlx5_1; 1 NCCL_* '
-                                                  'name checked against NCCL 2.30.7 and PyTorch 2.14.1+cu130: 1 '
+                                                  'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 1 '
                                                   'read']},
                               'findings': []},
               'hca exclude all': {'status': 'pass',
                                   'outcomes': {'vm': ['pass',
                                                       'NCCL_IB_HCA=^mlx5 selects none of mlx5_0, mlx5_1; 1 NCCL_* '
-                                                      'name checked against NCCL 2.30.7 and PyTorch 2.14.1+cu130: 1 '
+                                                      'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 1 '
                                                       'read']},
                                   'findings': []},
               'hca rdma failed': {'status': 'pass',
                                   'outcomes': {'vm': ['pass',
-                                                      '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                      '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                       '2.14.1+cu130: 1 read']},
                                   'findings': []},
               'hca with no active port': {'status': 'fail',
@@ -2588,21 +2588,21 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'net ib one active': {'status': 'pass',
                                     'outcomes': {'vm': ['pass',
                                                         'NCCL_NET=IB with 1 ACTIVE RDMA port; 1 NCCL_* name checked '
-                                                        'against NCCL 2.30.7 and PyTorch 2.14.1+cu130: 1 read']},
+                                                        'against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 1 read']},
                                     'findings': []},
               'net ib two active': {'status': 'pass',
                                     'outcomes': {'vm': ['pass',
                                                         'NCCL_NET=IB with 2 ACTIVE RDMA ports; 1 NCCL_* name checked '
-                                                        'against NCCL 2.30.7 and PyTorch 2.14.1+cu130: 1 read']},
+                                                        'against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 1 read']},
                                     'findings': []},
               'net ib rdma failed': {'status': 'pass',
                                      'outcomes': {'vm': ['pass',
-                                                         '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                          '2.14.1+cu130: 1 read']},
                                      'findings': []},
               'net socket': {'status': 'pass',
                              'outcomes': {'vm': ['pass',
-                                                 '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                 '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                  '2.14.1+cu130: 1 read']},
                              'findings': []},
               'ib disable one active': {'status': 'warn',
@@ -2634,31 +2634,31 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'ib disable none active': {'status': 'pass',
                                          'outcomes': {'vm': ['pass',
                                                              'NCCL_IB_DISABLE=1 with no ACTIVE RDMA port; 1 NCCL_* '
-                                                             'name checked against NCCL 2.30.7 and PyTorch '
+                                                             'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                              '2.14.1+cu130: 1 read']},
                                          'findings': []},
               'ib disable rdma failed': {'status': 'pass',
                                          'outcomes': {'vm': ['pass',
-                                                             '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                             '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                              '2.14.1+cu130: 1 read']},
                                          'findings': []},
               'ib disable 0': {'status': 'pass',
                                'outcomes': {'vm': ['pass',
-                                                   '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                   '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                    '2.14.1+cu130: 1 read']},
                                'findings': []},
               'gid v2 ipv4': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
                                                   'NCCL_IB_HCA==mlx5_0 selects mlx5_0 of mlx5_0, mlx5_1, mlx5_10; '
                                                   'NCCL_IB_GID_INDEX=3 is RoCE v2 (10.3.0.5) on mlx5_0:1; 2 NCCL_* '
-                                                  'names checked against NCCL 2.30.7 and PyTorch 2.14.1+cu130: 2 '
+                                                  'names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 2 '
                                                   'read']},
                               'findings': []},
               'gid v2 no ipv4': {'status': 'pass',
                                  'outcomes': {'vm': ['pass',
                                                      'NCCL_IB_HCA==mlx5_0 selects mlx5_0 of mlx5_0, mlx5_1, mlx5_10; '
                                                      'NCCL_IB_GID_INDEX=1 is RoCE v2 (fe80::1) on mlx5_0:1; 2 NCCL_* '
-                                                     'names checked against NCCL 2.30.7 and PyTorch 2.14.1+cu130: 2 '
+                                                     'names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 2 '
                                                      'read']},
                                  'findings': []},
               'gid v1': {'status': 'warn',
@@ -2714,17 +2714,17 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                  ['vm']]]},
               'gid -1': {'status': 'pass',
                          'outcomes': {'vm': ['pass',
-                                             '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch 2.14.1+cu130: 1 '
+                                             '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 1 '
                                              'read']},
                          'findings': []},
               'gid empty': {'status': 'pass',
                             'outcomes': {'vm': ['pass',
-                                                '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch 2.14.1+cu130: '
+                                                '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: '
                                                 '1 read']},
                             'findings': []},
               'gid rdma failed': {'status': 'pass',
                                   'outcomes': {'vm': ['pass',
-                                                      '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                      '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                       '2.14.1+cu130: 1 read']},
                                   'findings': []},
               'gid no v2 on port': {'status': 'warn',
@@ -2742,7 +2742,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                   ['vm']]]},
               'gid ports without type or down': {'status': 'pass',
                                                  'outcomes': {'vm': ['pass',
-                                                                     '1 NCCL_* name checked against NCCL 2.30.7 and '
+                                                                     '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
                                                                      'PyTorch 2.14.1+cu130: 1 read']},
                                                  'findings': []},
               'gdr level wanted, not loaded': {'status': 'warn',
@@ -2767,12 +2767,12 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                              ['vm']]]},
               'gdr level LOC': {'status': 'pass',
                                 'outcomes': {'vm': ['pass',
-                                                    '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                    '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                     '2.14.1+cu130: 1 read']},
                                 'findings': []},
               'gdr level 0': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
-                                                  '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                  '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                   '2.14.1+cu130: 1 read']},
                               'findings': []},
               'gdr by gpus, not loaded, no modules': {'status': 'warn',
@@ -2815,7 +2815,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                            'findings': []},
               'gdr level, rdma failed': {'status': 'pass',
                                          'outcomes': {'vm': ['pass',
-                                                             '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                             '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                              '2.14.1+cu130: 1 read']},
                                          'findings': []},
               'paths': {'status': 'fail',
@@ -2833,7 +2833,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'paths exist': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
                                                   'NCCL_TOPO_FILE=/t.xml exists; 1 NCCL_* name checked against NCCL '
-                                                  '2.30.7 and PyTorch 2.14.1+cu130: 1 read']},
+                                                  '2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 1 read']},
                               'findings': []},
               'ifname none, default route eth0': {'status': 'fail',
                                                   'outcomes': {'vm': ['fail',
@@ -2908,17 +2908,17 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'device and port records not records': {'status': 'pass',
                                                       'outcomes': {'vm': ['pass',
                                                                           'NCCL_NET=IB with 1 ACTIVE RDMA port; 1 '
-                                                                          'NCCL_* name checked against NCCL 2.30.7 '
+                                                                          'NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) '
                                                                           'and PyTorch 2.14.1+cu130: 1 read']},
                                                       'findings': []},
               'names: contrib only': {'status': 'pass',
                                       'outcomes': {'vm': ['pass',
-                                                          '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                          '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                           '2.14.1+cu130: 1 read']},
                                       'findings': []},
               'names: close to a contrib name only': {'status': 'pass',
                                                       'outcomes': {'vm': ['pass',
-                                                                          '1 NCCL_* name checked against NCCL 2.30.7 '
+                                                                          '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) '
                                                                           'and PyTorch 2.14.1+cu130: 0 read, 1 '
                                                                           'noted']},
                                                       'findings': [['info',
@@ -2933,7 +2933,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                     ['vm']]]},
               'names: former, one release': {'status': 'pass',
                                              'outcomes': {'vm': ['pass',
-                                                                 '1 NCCL_* name checked against NCCL 2.30.7 and '
+                                                                 '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
                                                                  'PyTorch 2.14.1+cu130: 0 read, 1 noted']},
                                              'findings': [['info',
                                                            'NCCL_GRAPH was read by NCCL 2.5.7 (src/graph/search.cc), '
@@ -2948,23 +2948,23 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                            'NCCL_SOCKET_IFNAME=eth0,ens2 selects '
                                                                            'eth0 (10.0.0.5, 10.0.9.5), ens2 '
                                                                            '(10.1.0.5); 1 NCCL_* name checked '
-                                                                           'against NCCL 2.30.7 and PyTorch '
+                                                                           'against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                                            '2.14.1+cu130: 1 read']},
                                                        'findings': []},
               'network not a record': {'status': 'pass',
                                        'outcomes': {'vm': ['pass',
-                                                           '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                           '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                            '2.14.1+cu130: 1 read']},
                                        'findings': []},
               'paths not a record': {'status': 'pass',
                                      'outcomes': {'vm': ['pass',
-                                                         '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                          '2.14.1+cu130: 1 read']},
                                      'findings': []},
               'hca exclude, no device': {'status': 'pass',
                                          'outcomes': {'vm': ['pass',
                                                              'NCCL_IB_HCA=^mlx selects none of no device; 1 NCCL_* '
-                                                             'name checked against NCCL 2.30.7 and PyTorch '
+                                                             'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                              '2.14.1+cu130: 1 read']},
                                          'findings': []},
               'hca exact, first without port, second bad port': {'status': 'fail',
@@ -2995,7 +2995,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                  'outcomes': {'vm': ['pass',
                                                                      'NCCL_IB_HCA=mlx5_0,a selects mlx5_0, a of '
                                                                      'mlx5_0, a; 1 NCCL_* name checked against NCCL '
-                                                                     '2.30.7 and PyTorch 2.14.1+cu130: 1 read']},
+                                                                     '2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130: 1 read']},
                                                  'findings': []},
               'hca prefix of two names': {'status': 'warn',
                                           'outcomes': {'vm': ['warn',
@@ -3102,7 +3102,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                             ['vm']]]},
               'names: unknown': {'status': 'pass',
                                  'outcomes': {'vm': ['pass',
-                                                     '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                     '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                      '2.14.1+cu130: 0 read, 1 noted']},
                                  'findings': [['info',
                                                'NCCL_MY_PLUGIN_KNOB is read by neither NCCL 2.30.7 (nor any of the '
@@ -3115,7 +3115,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                ['vm']]]},
               'names: documented, not read': {'status': 'pass',
                                               'outcomes': {'vm': ['pass',
-                                                                  '1 NCCL_* name checked against NCCL 2.30.7 and '
+                                                                  '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
                                                                   'PyTorch 2.14.1+cu130: 0 read, 1 noted']},
                                               'findings': [['info',
                                                             "NCCL_LL_THRESHOLD: NCCL's environment page lists it "
@@ -3128,7 +3128,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                             ['vm']]]},
               'names: former': {'status': 'pass',
                                 'outcomes': {'vm': ['pass',
-                                                    '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                    '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                     '2.14.1+cu130: 0 read, 1 noted']},
                                 'findings': [['info',
                                               'NCCL_AGG_CHANNEL_SIZE (from /etc/nccl.conf) was read by NCCL 2.10.3 '
@@ -3141,21 +3141,21 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                               ['vm']]]},
               "names: not NCCL's, and one": {'status': 'pass',
                                              'outcomes': {'vm': ['pass',
-                                                                 '2 NCCL_* names checked against NCCL 2.30.7 and '
+                                                                 '2 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
                                                                  'PyTorch 2.14.1+cu130: 2 read']},
                                              'findings': []},
               'names: the fixture': {'status': 'pass',
                                      'outcomes': {'vm': ['pass',
-                                                         '1 NCCL_* name checked against NCCL 2.30.7 and PyTorch '
+                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
                                                          '2.14.1+cu130: 1 read']},
                                      'findings': []},
               'names: the H200 fixture': {'status': 'pass',
                                           'outcomes': {'vm': ['pass',
-                                                              '2 NCCL_* names checked against NCCL 2.30.7 and '
+                                                              '2 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
                                                               'PyTorch 2.14.1+cu130: 2 read']},
                                           'findings': []},
               'untrusted entries dropped': {'status': 'pass',
                                             'outcomes': {'vm': ['pass',
-                                                                '1 NCCL_* name checked against NCCL 2.30.7 and '
+                                                                '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
                                                                 'PyTorch 2.14.1+cu130: 1 read']},
                                             'findings': []}}}

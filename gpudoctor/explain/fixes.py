@@ -485,36 +485,12 @@ def gpu_count(facts):
 
 
 def visible_gpus(facts):
-    """(GPUs a process of this node sees, the CUDA_VISIBLE_DEVICES value that narrows them, or None).
-    NVML (the gpu section) lists every GPU whatever CUDA_VISIBLE_DEVICES says; CUDA counts the
-    list's entries up to the first that names no GPU ("If one of the indices is invalid, only the
-    devices whose index precedes the invalid index are visible", CUDA C Programming Guide, CUDA
-    Environment Variables: https://docs.nvidia.com/cuda/cuda-c-programming-guide/#env-vars).
-    Seen on a real 2x H100: CUDA_VISIBLE_DEVICES=0 under torchrun --nproc-per-node 2, and the fix
-    read 'torchrun --nproc_per_node 2 (this node has 2 GPUs)', the launch that failed."""
-    gpu = _section(facts, "gpu")
-    if not gpu:
-        return None, None
-    gpus = [g for g in gpu.get("gpus") or [] if isinstance(g, dict)]
-    env = _section(facts, "env") or {}
-    v = (env.get("values") or {}).get("CUDA_VISIBLE_DEVICES")
-    if not isinstance(v, str):
-        return len(gpus), None  # unset (or kept only as a hash: nothing to count)
-    seen = []
-    for tok in v.split(","):
-        tok = tok.strip()
-        if tok.isdigit() and int(tok) < len(gpus):
-            idx = int(tok)
-        else:
-            ids = [g.get("index") for g in gpus if tok[:4] in ("GPU-", "MIG-") and isinstance(g.get("uuid"), str)
-                   and g["uuid"].startswith(tok)]
-            if len(ids) != 1:
-                break
-            idx = ids[0]
-        if idx in seen:
-            break
-        seen.append(idx)
-    return len(seen), v
+    """(GPUs a process of this node sees, the CUDA_VISIBLE_DEVICES value that narrows them, or None):
+    checks/_gpu.py's, which gpu.inventory's evidence shares (seen on a real 2x H100: the fix read
+    'torchrun --nproc_per_node 2 (this node has 2 GPUs)' under CUDA_VISIBLE_DEVICES=0)."""
+    from gpudoctor.checks._gpu import visible_gpus as _visible
+
+    return _visible(facts)
 
 
 def _nics(nodes):
