@@ -275,3 +275,19 @@ def test_plans_refusal_holds_a_scripts_words_inert(tmp_path):
     rc, out, err = _gd(["plan", "s.sh"], tmp_path)
     assert rc == 2 and "unrecognized arguments" in err and "refused" in out, (out, err)
     assert _pasted(_plan_clauses(out + err), tmp_path) == [], (out, err)
+
+
+def test_explain_quotes_no_credential_listed_as_name_and_value(tmp_path):
+    # 79.: a credential's name and its value apart by blanks, no operator (a printenv-like table, `aws configure
+    # list`), was quoted back in clear: 26.'s names need '=' or ':'
+    (tmp_path / "l.log").write_text("RuntimeError: auth failed with AWS_SECRET_ACCESS_KEY wJalrXUtnFEMI/K7MDENG/bPxRfiCY"
+                                    "EXAMPLEKEY0008 and MY_API_TOKEN   Zq81abcdefghij77\n")
+    for fmt in ([], ["--json"]):
+        rc, out, err = _gd(["explain", "l.log"] + fmt, tmp_path)
+        assert "REDACTED" in out, out
+        assert "wJalrXUt" not in out and "Zq81abcd" not in out, out
+    from gpudoctor.explain.redact import redact
+
+    for text in ("HF_TOKEN is not set", "WANDB_API_KEY environment variable missing", "NCCL_IB_HCA mlx5_0,mlx5_1",
+                 "TOKEN_LIMIT 4096 exceeded", "API_KEY $API_KEY_FROM_VAULT_12"):
+        assert redact(text) == text

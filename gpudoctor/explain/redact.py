@@ -95,6 +95,13 @@ _CMD_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
     r"curl(?=[ \t])[^\n;|&]{0,300}?[ \t](?:-u[ \t]{0,4}|--user(?:[ \t]{1,4}|=))['\"]?[^\s:'\"`]{0,128}:" + _OPVAL,
     r"wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z-]{0,30}(?:=[^\s]{1,200})?){0,8}[ \t]{1,4}['\"]?"
     r"(?P<v>[A-Za-z0-9_-]{20,200})(?![^\s'\"])"))
+# an environment variable's name and its value apart by blanks, no operator (`AWS_SECRET_ACCESS_KEY wJalr...`: a table
+# of names and values, `printenv`-like listings, `aws configure list`): read only for an upper-case credential's name
+# and a value that looks random, 16 to 512 characters holding a letter and a digit (a sentence's next word is
+# neither: 'HF_TOKEN is not set') (docs/security.md 79.)
+_BARE_PAIR = re.compile(r"(?<![\w.-])(?P<name>[A-Z][A-Z0-9_]{2,80})(?P<op>[ \t]{1,8})"
+                        r"(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])"
+                        r"(?=[A-Za-z0-9/+=_.-]{16,512}(?![^\s'\"`,;)\]}]))")
 _CMD_NEEDLES = ("mysql", "mariadb", "sshpass", "login", "curl")
 
 
@@ -184,6 +191,7 @@ def redact(text):
     if any(n in low for n in ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd")):
         head = _assignments(_FLAG, head)
         head = _assignments(_ASSIGN, head)
+        head = _assignments(_BARE_PAIR, head)
     head = _SHAPES.sub(MARK, head)
     head = _PARTIAL.sub(MARK, head)
     if "bearer" in low or "basic" in low:
