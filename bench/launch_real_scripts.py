@@ -178,6 +178,10 @@ EXTRA24 = {
 EXTRA24["InternVideo__InternVideo2_multi_modality_torchrun.sh"] = (
     "https://github.com/OpenGVLab/InternVideo/blob/3965eef16e2dadd0ea6c8d0cc29c8a3039df52e3/"
     "InternVideo2/multi_modality/torchrun.sh")
+# round 6 (launch25): the same for round 5's measure part, fixed on this round
+EXTRA25 = {"training__retired_benchmarks_stable_diffusion_run_and_time.sh": (
+    "https://github.com/mlcommons/training/blob/aa344c7fb900e82ed19fb94aebfed50c63ab2204/retired_benchmarks/"
+    "stable_diffusion/run_and_time.sh")}
 # what the script needs on the machine before bash can reach its launch line: files made in
 # the working directory (the script's own cwd), the environment a user's login gives
 SIX = {"six_ALL_CCFRWORK": "W", "six_CCFRWORK": "W", "six_ALL_CCFRSCRATCH": "W", "six_CCFRSCRATCH": "W"}
@@ -244,6 +248,18 @@ SETUP = {
                      ("GLM__scripts_finetune_blank.sh", ("model_blocklm_large.sh", "seq_blank.sh")))},
     "InternVideo__InternVideo2_multi_modality_scripts_pretraining_clip_L14_run.sh": dict(
         copy=[("extra24/InternVideo__InternVideo2_multi_modality_torchrun.sh", "torchrun.sh")]),
+    # round 6 (launch25): round 5's measure part, now fixed on: stable_diffusion's srun.sh runs run_and_time.sh (the
+    # repository's, beside it) in each task; smollm's template needs its login files, configs and data shards (set -e)
+    "training__retired_benchmarks_stable_diffusion_scripts_slurm_srun.sh": dict(
+        copy=[("extra25/training__retired_benchmarks_stable_diffusion_run_and_time.sh", "run_and_time.sh")]),
+    "smollm__vision_experiments_pretraining_vloom_slurm_scripts_templates_with_launcher_train.slurm": dict(
+        env=dict(cnw_ALL_CCFRWORK="W", cnw_ALL_CCFRSCRATCH="W", TRAINING_CONFIGS_DIR="W", WORKING_DIR="W",
+                 RUN_NAME="r", CONDA_ENV_NAME="m4"),
+        files=["start-m4-user", "config.yaml", "accelerate_config.yaml"] + [
+            "general_pmd/image/%s/%s/0/dataset.arrow" % (sub, split) for sub, split in [(x, "train") for x in (
+                "coco", "conceptual_12m", "conceptual_captions", "localized_narratives__ADE20k",
+                "localized_narratives__coco", "localized_narratives__flickr30k", "localized_narratives__openimages",
+                "red_caps", "visual_genome", "wit", "yfcc100m")] + [("coco", "validation")]]),
     # round 6 (launch25): bash as nobody cannot make /cognitive_comp/... (set -e): the mkdir and the config file
     # the script writes there go nowhere, its words unchanged
     "Fengshenbang-LM__fengshen_examples_pretrain_t5_pretrain_randeng_t5_char_700M.sh": dict(
@@ -451,11 +467,12 @@ def fetch(d):
         os.makedirs(os.path.join(d, part), exist_ok=True)
         with urllib.request.urlopen(raw, timeout=30) as r, open(os.path.join(d, part, name), "wb") as f:
             f.write(r.read())
-    os.makedirs(os.path.join(d, "extra24"), exist_ok=True)
-    for name, url in EXTRA24.items():
-        raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/").replace("/blob/", "/", 1)
-        with urllib.request.urlopen(raw, timeout=30) as r, open(os.path.join(d, "extra24", name), "wb") as f:
-            f.write(r.read())
+    for sub, extra in (("extra24", EXTRA24), ("extra25", EXTRA25)):
+        os.makedirs(os.path.join(d, sub), exist_ok=True)
+        for name, url in extra.items():
+            raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/").replace("/blob/", "/", 1)
+            with urllib.request.urlopen(raw, timeout=30) as r, open(os.path.join(d, sub, name), "wb") as f:
+                f.write(r.read())
 
 
 def main():
