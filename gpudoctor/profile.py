@@ -65,6 +65,11 @@ def _rdma(rdma):
 def profile(facts):
     """facts -> {gpus, driver, cuda_driver, torch, torch_cuda, nccl, ofed, kernel, os, rdma}."""
     gpu, py, host = _ok(facts, "gpu"), _ok(facts, "python"), _ok(facts, "host")
+    if not gpu and _ok(facts, "watch"):
+        # `gpudoctor watch` gathers only its sampling section: its GPUs and driver are the profile's (the JSON's
+        # nodes[].profile was empty over a real 2x H100 job, session 24)
+        w = _ok(facts, "watch").get("gpu")
+        gpu = w if isinstance(w, dict) and not w.get("reason") else {}
     torch = py.get("torch") if isinstance(py.get("torch"), dict) else {}
     nvml = gpu.get("nvml") if isinstance(gpu.get("nvml"), dict) else {}
     ofed = _ok(facts, "ofed").get("ofed_info") or {}

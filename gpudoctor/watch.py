@@ -96,7 +96,9 @@ def gpu_stats(w):
         limit = _pos(g.get("power_limit_w"))
         util = _mean(utils)
         frac = power / limit if power is not None and limit else None
+        used = [_pos(s.get("mem_used_mib")) for s in samples if _pos(s.get("mem_used_mib")) is not None]
         out.append({"index": g.get("index"), "name": g.get("name"), "util": util,
+                    "mem_used_mib": max(used) if used else None, "mem_total_mib": _pos(g.get("memory_total_mib")),
                     "util_min": min(utils) if utils else None, "util_max": max(utils) if utils else None,
                     "power_w": power, "limit_w": limit, "frac": frac,
                     "clock": _mean([_pos(s.get("sm_clock_mhz")) for s in samples]),
@@ -941,9 +943,13 @@ def table_lines(nodes):
         if not r["gpus"]:
             out.append("    GPUs  none: %s" % (r.get("gpu_reason") or "-"))
         for g in r["gpus"]:
-            out.append("    GPU %-3s util %3.0f%% (%3.0f-%3.0f)  power %5.0f/%-4.0f W (%3.0f%%)  SM %4.0f MHz  %s" % (
+            mem = ""
+            if g.get("mem_used_mib") is not None:  # the most held in the window (NVML's used memory)
+                mem = "  mem %.1f%s GiB" % (g["mem_used_mib"] / 1024.0, "/%.0f" % (g["mem_total_mib"] / 1024.0)
+                                            if g.get("mem_total_mib") else "")
+            out.append("    GPU %-3s util %3.0f%% (%3.0f-%3.0f)  power %5.0f/%-4.0f W (%3.0f%%)  SM %4.0f MHz%s  %s" % (
                 g["index"], g["util"] or 0, g["util_min"] or 0, g["util_max"] or 0, g["power_w"] or 0,
-                g["limit_w"] or 0, 100 * (g["frac"] or 0), g["clock"] or 0, g["state"]))
+                g["limit_w"] or 0, 100 * (g["frac"] or 0), g["clock"] or 0, mem, g["state"]))
         lo = r.get("loopback_bytes_s")
         out.append("    net   %s %s; RDMA %s%s" % (
             _word(r["job_interface"] or "-"), human_rate(r["job_interface_bytes_s"]),

@@ -82,3 +82,31 @@ def test_nccl_env_says_the_nodes_nccl_beside_its_tables(cli, tmp_path):
     assert c["status"] == "pass" and "no effect" not in out, c
     assert ("3 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass)"
             " and PyTorch 2.14.1+cu130: 3 read") in c["evidence"], c["evidence"]
+
+
+def test_watch_json_profile_names_the_gpus_and_driver(cli):
+    """watch gathers only its sampling section; nodes[].profile was {gpus: [], driver: null} over the real job."""
+    rc, out, err = cli("watch", "--facts", _p("watch-interrupted-save-vm.json"), "--json")
+    prof = json.loads(out)["nodes"][0]["profile"]
+    assert prof["gpus"] == [{"name": "NVIDIA H100 80GB HBM3", "count": 2, "memory_mib": None}], prof
+    assert prof["driver"] == "580.159.04"
+
+
+def test_watch_samples_gpu_memory_used():
+    """nvidia-smi's two memory fields are read (and a 9-field line recorded before them still is); the report's
+    GPU rows carry the most memory held in the window and the card's total."""
+    from gpudoctor.collector.watch import parse_smi_sample
+    from gpudoctor.watch import gpu_stats, table_lines
+    from gpudoctor.node import Node
+
+    gpus, sample = parse_smi_sample("0, NVIDIA H100 80GB HBM3, GPU-1, 00000000:00:06.0, 99, 30, 590.1, 700.00, 1980, "
+                                    "41250, 81559\n")
+    assert gpus[0]["memory_total_mib"] == 81559 and sample[0]["mem_used_mib"] == 41250
+    gpus9, sample9 = parse_smi_sample("0, X, GPU-1, 00000000:01:00.0, 5, 0, 60.0, 700.00, 1980\n")
+    assert gpus9[0]["memory_total_mib"] is None and sample9[0]["mem_used_mib"] is None and sample9[0]["util_pct"] == 5
+    w = {"status": "ok", "elapsed_s": 1.0, "gpu": {"source": "nvml", "gpus": [dict(gpus[0], samples=[
+        dict(sample[0], mem_used_mib=m) for m in (480, 41250, 40000)])]}}
+    g = gpu_stats(w)[0]
+    assert (g["mem_used_mib"], g["mem_total_mib"]) == (41250, 81559)
+    lines = table_lines([Node(host="vm", facts={"watch": w})])
+    assert any("mem 40.3/80 GiB" in ln for ln in lines), lines

@@ -63,7 +63,8 @@ def test_nvidia_smi_fallback_parses_the_recorded_answers():
 
     gpus, sample = parse_smi_sample(recorded_section("nvidia-smi --query-gpu during spin"))
     assert gpus == [{"index": 0, "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-abfd7d84-6fd0-1aca-5988-d64b7983af59",
-                     "bus_id": "00000000:00:06.0", "power_limit_w": 700.0}]
+                     "bus_id": "00000000:00:06.0", "power_limit_w": 700.0,
+                     "memory_total_mib": None}]  # recorded before memory.used/total were asked for
     assert sample[0]["util_pct"] == 100 and sample[0]["power_w"] == 87.84 and sample[0]["sm_clock_mhz"] == 1980
     _, na = parse_smi_sample("0, X, GPU-1, 00000000:01:00.0, [N/A], 0, [N/A], 700.00, 1980\n")
     assert na[0]["util_pct"] is None and na[0]["power_w"] is None

@@ -437,10 +437,12 @@ class NvmlSampler(object):
         for i, h in enumerate(self.handles):
             pci = self._opt(n.nvmlDeviceGetPciInfo, h)
             limit = self._opt(n.nvmlDeviceGetEnforcedPowerLimit, h)
+            mem = self._opt(n.nvmlDeviceGetMemoryInfo, h)
             out["gpus"].append({"index": i, "name": self._s(self._opt(n.nvmlDeviceGetName, h)),
                                 "uuid": self._s(self._opt(n.nvmlDeviceGetUUID, h)),
                                 "bus_id": self._s(pci.busId).lower() if pci else None,
-                                "power_limit_w": round(limit / 1000.0, 1) if limit else None})
+                                "power_limit_w": round(limit / 1000.0, 1) if limit else None,
+                                "memory_total_mib": int(mem.total) >> 20 if mem is not None else None})
         return out
 
     def nvlink(self):
@@ -463,7 +465,11 @@ class NvmlSampler(object):
             power = self._opt(n.nvmlDeviceGetPowerUsage, h)
             tx = self._opt(n.nvmlDeviceGetPcieThroughput, h, n.NVML_PCIE_UTIL_TX_BYTES)
             rx = self._opt(n.nvmlDeviceGetPcieThroughput, h, n.NVML_PCIE_UTIL_RX_BYTES)
+            # memory held (nvmlDeviceGetMemoryInfo's used), beside mem_util_pct, which is the memory
+            # controller's busy time (https://docs.nvidia.com/deploy/nvml-api/structnvmlUtilization__t.html)
+            mem = self._opt(n.nvmlDeviceGetMemoryInfo, h)
             out.append({"util_pct": util.gpu if util else None, "mem_util_pct": util.memory if util else None,
+                        "mem_used_mib": int(mem.used) >> 20 if mem is not None else None,
                         "power_w": round(power / 1000.0, 1) if power is not None else None,
                         "sm_clock_mhz": self._opt(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_SM),
                         "pcie_tx_kb_s": tx, "pcie_rx_kb_s": rx})
@@ -481,7 +487,7 @@ class NvmlSampler(object):
 
 
 SMI_FIELDS = ("index", "name", "uuid", "pci.bus_id", "utilization.gpu", "utilization.memory", "power.draw",
-              "enforced.power.limit", "clocks.sm")
+              "enforced.power.limit", "clocks.sm", "memory.used", "memory.total")
 
 
 def _smi_num(x):
@@ -497,12 +503,14 @@ def parse_smi_sample(text):
     gpus, sample = [], []
     for line in (text or "").splitlines():
         f = [x.strip() for x in line.split(",")]
-        if len(f) != len(SMI_FIELDS) or not f[0].isdigit():
+        if len(f) not in (9, len(SMI_FIELDS)) or not f[0].isdigit():  # 9: recorded before memory.used/total
             continue
         util, mem, power, limit, clock = [_smi_num(x) for x in f[4:9]]
+        used, total = [_smi_num(x) for x in f[9:11]] if len(f) == len(SMI_FIELDS) else (None, None)
         gpus.append({"index": int(f[0]), "name": f[1], "uuid": f[2], "bus_id": f[3].lower(),
-                     "power_limit_w": limit})
+                     "power_limit_w": limit, "memory_total_mib": int(total) if total is not None else None})
         sample.append({"util_pct": util, "mem_util_pct": mem, "power_w": power,
+                       "mem_used_mib": int(used) if used is not None else None,
                        "sm_clock_mhz": int(clock) if clock is not None else None,
                        "pcie_tx_kb_s": None, "pcie_rx_kb_s": None})
     return gpus, sample
