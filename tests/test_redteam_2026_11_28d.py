@@ -210,6 +210,7 @@ set -x
 docker login -u bot -p DockPw0015zz registry.example || true
 wandb login 0123456789abcdef0123456789abcdef01234567 || true
 redis-cli -u redis://:RedisPw0012zz@cache:6379 ping || true
+echo "AWS_SECRET_ACCESS_KEY wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY0008 rejected" >&2
 exit 3
 """
 
@@ -226,7 +227,7 @@ def test_a_wrappers_trace_keeps_no_registry_password_wandb_key_or_userless_url_p
     assert code == 1, err[-2000:]
     said = out + err
     assert "docker" in said and "wandb" in said and "redis://" in said  # the trace is still shown
-    for part in ("DockPw0015", "0123456789abcdef0123", "RedisPw0012"):
+    for part in ("DockPw0015", "0123456789abcdef0123", "RedisPw0012", "wJalrXUtn"):  # (the last: 79.)
         assert part not in said, part
 
 

@@ -573,6 +573,10 @@ _URL_PASSWORD = Pattern(r"(://[^\s:/@'\"]{0,128}:)[^\s/@'\"]{1,256}@")
 _PW_PROGRAM = Pattern(r"(?<![\w.-])(mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb"
                          r"|mariadb-dump|mariadb-admin|sshpass|curl|(?:docker|podman|nerdctl|buildah|skopeo|oras|crane"
                          r"|helm[ \t]{1,4}registry)[ \t]{1,4}login)(?![\w.-])[^\n;|&]{0,600}")
+# a credential's upper-case name and a random-looking value apart by blanks (`AWS_SECRET_ACCESS_KEY wJalr...`, a
+# printenv-like table), as explain/redact.py's _BARE_PAIR reads it (docs/security.md 79.)
+_BARE_PAIR = Pattern(r"(?<![\w.-])([A-Z][A-Z0-9_]{2,80})([ \t]{1,8})(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])"
+                     r"(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])[A-Za-z0-9/+=_.-]{16,512}(?![^\s'\"`,;)\]}])")
 _WANDB_KEY = Pattern(r"(?<![\w.-])(wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z-]{0,30}(?:=[^\s]{1,200})?){0,8}"
                      r"[ \t]{1,4}['\"]?)[A-Za-z0-9_-]{20,200}(?![^\s'\"])")
 _SHORT_PW = Pattern(r"(?<=\s)(-p)([ \t]{0,4})(?!-)([^\s'\"]{1,512})")
@@ -684,6 +688,7 @@ def _no_values(text, env=None, seen=None):
                            _SHORT_PW.sub(lambda p: p.group(0) if p.group(3).startswith("...") else
                                          p.group(1) + p.group(2) + "...", m.group(0)), text)
     text = _WANDB_KEY.sub(r"\1...", text)
+    text = _BARE_PAIR.sub(lambda m: m.group(1) + m.group(2) + "..." if _cred_name(m.group(1)) else m.group(0), text)
     # (the shapes last: 'hf_token: X' cut as a shape first lost the name its value is cut by)
     return re.sub(r"(?<![A-Za-z0-9_])(?:hf_|gh[opusr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA)[A-Za-z0-9_-]{4,}",
                   "...", text)
