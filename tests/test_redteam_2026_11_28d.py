@@ -299,3 +299,10 @@ def test_explain_quotes_no_credential_listed_as_name_and_value(tmp_path):
     for text in ("HF_TOKEN is not set", "WANDB_API_KEY environment variable missing", "NCCL_IB_HCA mlx5_0,mlx5_1",
                  "TOKEN_LIMIT 4096 exceeded", "API_KEY $API_KEY_FROM_VAULT_12"):
         assert redact(text) == text
+
+
+def test_plan_launchs_notes_hold_the_lines_words_inert(tmp_path):
+    # 78.: `plan --launch LINE` writes its notes with the line's own blank-followed separators spanned inert
+    rc, out, err = _gd(["plan", "--launch", 'srun -n2 bash "u; touch MARKER; #.sh" --x'], tmp_path)
+    assert rc in (0, 1) and "note " in out, (out, err)
+    assert _pasted(_plan_clauses(out), tmp_path) == [], out

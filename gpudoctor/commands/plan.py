@@ -68,7 +68,10 @@ def run(args):
     if args.json:
         sys.stdout.write(json.dumps(plan.to_json(), indent=2) + "\n")
     else:
-        sys.stdout.write(render_text(plan))
+        from gpudoctor.fixline import input_windows
+
+        # (the line's own blank-followed separators in a note are spanned inert, as a script's: docs/security.md 78.)
+        sys.stdout.write(render_text(plan, input_windows(plan.notes, [launch or ""])))
     if plan.batch.ok is False:
         # DeepSpeed refuses this batch configuration at start-up (its config.py asserts):
         # a refused line, as the launchers' refusals are (exit 2, its message on stderr)
