@@ -419,3 +419,24 @@ def test_a_value_set_empty_then_filled_is_not_named(tmp_path):
     p = write(tmp_path, "s.sh", "N=\nN=4\nsrun -n ${N} --nodes=x python t.py\n")
     (la,) = read_script(str(p), [], environ={}).launches
     assert la.refused and "to nothing" not in la.refused
+
+
+# ------------------------------------------------------------------ exec in the first pass of `while true`
+# round 5's left list (exec inside a while loop was left conservative: the plan listed the lines after it). bash(1):
+# `while true` runs its body at least once, and `exec CMD` replaces the shell, so nothing after it runs.
+@pytest.mark.parametrize("loop,ends", [
+    ("while true; do\n  exec torchrun --nproc_per_node 2 a.py\ndone\n", True),
+    ("while :; do\n  exec torchrun --nproc_per_node 2 a.py\ndone\n", True),
+    ("until false; do\n  exec torchrun --nproc_per_node 2 a.py\ndone\n", True),
+    # a break before it, or a test bash decides at run time: the exec need not run (the line after may)
+    ("while true; do\n  [ -f stop ] && break\n  exec torchrun --nproc_per_node 2 a.py\ndone\n", False),
+    ('while [ -n "$X" ]; do\n  exec torchrun --nproc_per_node 2 a.py\ndone\n', False),
+    ('while true; do\n  if [ -n "$X" ]; then exec torchrun --nproc_per_node 2 a.py; fi\ndone\n', False),
+])
+def test_exec_in_the_first_pass_of_while_true_ends_the_script(tmp_path, loop, ends):
+    p = write(tmp_path, "loop.sh", loop + "torchrun --nproc_per_node 4 b.py\n")
+    las = read_script(str(p), [], environ={}).launches
+    assert [la.argv[-1] for la in las] == (["a.py"] if ends else ["a.py", "b.py"])
+    if ends:  # bash: the exec'd torchrun, and never b.py
+        assert [r[-1] for r in bash_run(tmp_path, p)] == ["a.py"]
+        assert not any("runs only where a loop" in n for n in read_script(str(p), [], environ={}).notes)

@@ -1812,7 +1812,10 @@ class Reader:
     def _exec_follows(self, t):
         """After `exec CMD` ran (command()): not in a branch skipped or decided at run time (nor by an argument the
         plan was not given, as for exit), a subshell or a pipeline element."""
-        return not (self.cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens)
+        # the first pass of `while true; do ... exec CMD ...; done` runs for sure: that loop alone does not make the
+        # exec undecided (launch24's left list: the plan listed the lines after it, which bash never runs)
+        cond = any(f["cur"] is None and not f.get("first") for f in self.frames)
+        return not (cond or self.skipping or self.piped or t == "|" or any(p is not None for p in self.parens)
                     or any(f.get("argdep") for f in self.frames))
 
     def _exit_follows(self, t):
@@ -2268,7 +2271,12 @@ class Reader:
                                                 "iter": 1, "tokens": None, "record": [], "cond": None})
                         words = []
                         continue
-                self.frames.append({"kind": "loop", "cur": cur, "any": False, "unk": True})
+                # `while true` / `while :` (and `until false`): the first pass surely runs (an `exec CMD` in it ends
+                # the script, _exec_follows); what it sets is still a loop's
+                first = cur is None and w in ("while", "until") and words == (["true"] if w == "while" else
+                                                                              ["false"]) or (w == "while" and
+                                                                                             words == [":"])
+                self.frames.append({"kind": "loop", "cur": cur, "any": False, "unk": True, "first": first})
                 if w in ("for", "select") and words and not parent_skips:
                     self.assign(words[0], self.unknown("$" + words[0], "a loop variable"))
                 words = []
@@ -2493,6 +2501,7 @@ class Reader:
         elif w0 in ("break", "continue"):
             for f in reversed(self.frames):
                 if f["kind"] == "loop":
+                    f["first"] = False  # (a `while true` pass that may end here: an exec after it need not run)
                     if f.get("sim"):
                         f["cur"] = False  # the rest of this pass does not run
                         f["broken"] = w0 == "break"
@@ -2865,7 +2874,7 @@ class Reader:
         """A launch line inside an `if` (or a loop, a `case`) decided only at run time may not run
         at all: say which (huggingface/alignment-handbook recipes/launch.slurm starts `srun ...
         trl vllm-serve` only where its config file says use_vllm: true)."""
-        undecided = [f for f in self.frames if f["cur"] is None]
+        undecided = [f for f in self.frames if f["cur"] is None and not f.get("first")]  # (`while true`: it runs)
         if not undecided:
             return
         f = undecided[-1]
