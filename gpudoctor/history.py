@@ -367,14 +367,16 @@ class Store(object):
                     return self.run_record(idx, run), doc
         return None, None
 
-    def best_run(self, host, idx=None, against=None):
+    def best_run(self, host, idx=None, against=None, key_id=None):
         """(record, facts) of the kept run with the fewest failing checks (then the fewest
         warnings), for a node with no passing run kept; else (None, None). Of equal runs, the
-        newest whose facts state differs from ``against`` (the facts being compared): a change
-        that moves no verdict (CUDA_VISIBLE_DEVICES=0 planted on a node where host.name fails
-        forever) is recorded by the run that made it, which then has as few failures as any; taking
-        it hid the change (seen on a real 2x H100, session 24). With no ``against``, or when every
-        equal run holds the same state, the newest of equals."""
+        newest whose facts differ from ``against`` (the facts being compared, their hashes made
+        under ``key_id``) by a change compare() reports: a change that moves no verdict
+        (CUDA_VISIBLE_DEVICES=0 planted on a node where host.name fails forever) is recorded by the
+        run that made it, which then has as few failures as any; taking it hid the change (seen on a
+        real 2x H100, session 24). Not by facts id alone: a `gpudoctor facts` file hashes under
+        another key than the history's, so its id differs from the run's same state (a real 2x H200,
+        session 25). With no ``against``, or when no equal run differs, the newest of equals."""
         idx = self.index(host) if idx is None else idx
         if not idx:
             return None, None
@@ -386,9 +388,18 @@ class Store(object):
             return None, None
         low = min(s for s, _ in scored)
         equal = [rec for s, rec in scored if s == low]
-        now = facts_id(against) if isinstance(against, dict) else None
-        other = [rec for rec in equal if rec["facts"] != now]
-        pick = (other or equal)[-1]
+        if isinstance(against, dict):
+            from gpudoctor.changes import compare
+
+            now, seen = facts_id(against), set()
+            for rec in reversed(equal):
+                if rec["facts"] == now or rec["facts"] in seen:
+                    continue
+                seen.add(rec["facts"])
+                doc = self.facts(host, rec["facts"])
+                if doc is not None and compare(doc, against, (rec.get("key_id"), key_id)):
+                    return rec, doc
+        pick = equal[-1]
         doc = self.facts(host, pick["facts"])
         return (pick, doc) if doc is not None else (None, None)
 
@@ -818,10 +829,17 @@ def explain_changes(result, node_facts, since, state_dir, cfg=None):
             names = sorted({n for cause in f.get("causes") or [] for n in cause.get("exports") or {}
                             if isinstance(n, str)})
             sets = [c for c in changes if c not in mine and c.label in names]
-            if mine or sets:
+            # the variables a cause's confirm line reads ($CUDA_VISIBLE_DEVICES in cuda.invalid_device_ordinal's
+            # 'nvidia-smi -L | wc -l; echo $CUDA_VISIBLE_DEVICES'): a real 2x H200 read "nothing the explained
+            # errors' checks read changed; other changes: CUDA_VISIBLE_DEVICES (absent) -> 1" beside it
+            read = sorted({m for cause in f.get("causes") or [] for line in cause.get("confirm") or []
+                           if isinstance(line, str) for m in re.findall(r"\$\{?([A-Z][A-Z0-9_]{2,63})\b", line[:2000])})
+            reads = [c for c in changes if c not in mine and c not in sets and c.label in read]
+            if mine or sets or reads:
                 matches.append({"finding": f.get("id"), "checks": checks,
                                 "variables": sorted({c.label for c in sets}),
-                                "changes": [c.text for c in mine + sets]})
+                                "reads": sorted({c.label for c in reads}),
+                                "changes": [c.text for c in mine + sets + reads]})
         node = {"host": host, "record_at": rec.get("at"), "kind": kind, "changes": [c.text for c in changes],
                 "matches": matches}
         if kind == "fewest-failures":
@@ -848,8 +866,8 @@ def explain_lines(hist):
         head = "history: %s since %s" % (n["host"], then)
         if n["matches"]:
             for m in n["matches"]:
-                why = list(m["checks"]) if not m.get("variables") else (
-                    m["checks"] + ["its fix sets " + ", ".join(m["variables"])])
+                why = list(m["checks"]) + (["its fix sets " + ", ".join(m["variables"])] if m.get("variables") else []) + (
+                    ["its confirm reads " + ", ".join("$" + v for v in m["reads"])] if m.get("reads") else [])
                 lines.append("history: %s: %s (%s) matches what changed since %s: %s" % (
                     n["host"], m["finding"], ", ".join(why), then, "; ".join(m["changes"][:3])))
         elif n["changes"]:

@@ -102,7 +102,7 @@ def run(args):
                 if doc is None and since == "last-good":
                     # a node that never passed whole (host.name fails forever): its kept run
                     # with the fewest failing checks, named as such in the report
-                    rec, doc = store.best_run(n.host, against=n.facts)
+                    rec, doc = store.best_run(n.host, against=n.facts, key_id=store.current_key_id)
                     kind = "fewest-failures"
             except history.HistoryError as exc:
                 raise InputError("history of %s: %s" % (n.host, exc))
