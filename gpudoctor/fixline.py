@@ -412,9 +412,14 @@ def input_windows(strings, texts, limit=2 << 20):
             # (on the left, the word the separator ends: a script's short word `u; touch M` stands after the prose's
             # own `runs `, which the script does not hold)
             left = max(0, m.start() - SIDE, s.rfind(" ", 0, m.start()) + 1)
-            w = s[left:m.end() + SIDE].strip()
-            if len(w) >= 4 and w not in found and any(w in t for t in kept):
-                found.add(w)
+            # (on the right, at most the next word, less the prose's punctuation after it: a value that ends there,
+            # `u; touch M; ab` then `.sh, which`, is still found)
+            nxt = s.find(" ", m.end())
+            word_end = min(m.end() + SIDE, len(s) if nxt < 0 else nxt)
+            for w in (s[left:m.end() + SIDE].strip(), s[left:word_end].rstrip(",.:;)]}'\"").strip()):
+                if len(w) >= 4 and w[-1] not in " \t;&|" and w not in found and any(w in t for t in kept):
+                    found.add(w)
+                    break
         if len(found) > 1000:
             break
     return frozenset(found)

@@ -306,3 +306,14 @@ def test_plan_launchs_notes_hold_the_lines_words_inert(tmp_path):
     rc, out, err = _gd(["plan", "--launch", 'srun -n2 bash "u; touch MARKER; #.sh" --x'], tmp_path)
     assert rc in (0, 1) and "note " in out, (out, err)
     assert _pasted(_plan_clauses(out), tmp_path) == [], out
+
+
+def test_input_windows_find_a_separator_near_the_end_of_a_value():
+    # 78.: a value whose last '; ' is followed by fewer than 8 of its own characters (`u; touch M; ab` then the
+    # note's `.sh, which`) is still the input's; the prose's own '; ' is not
+    from gpudoctor.fixline import guarded_prose, input_windows
+
+    note = "each task runs u-MARKER; ab.sh, which is not read here; plan it where the script is"
+    w = input_windows([note], ['srun -n2 bash "u-MARKER; ab.sh" --x'])
+    shown = guarded_prose(note, w)
+    assert "MARKER; ab" not in shown and "here; plan it" in shown, shown
