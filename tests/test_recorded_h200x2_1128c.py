@@ -109,3 +109,11 @@ def test_watch_sampled_the_memory_the_job_held(cli):
     assert d["nodes"][0]["profile"]["gpus"][0]["count"] == 2
     assert [g["mem_used_mib"] for g in d["samples"]["vm"]["gpus"]] == [23351, 23351]
     assert "mem 22.8/140 GiB" in open(_p("watch-text.txt")).read()
+
+
+def test_explain_generic_fix_counts_what_cuda_shows(cli):
+    """The cause's static fix read 'torchrun --nproc_per_node $(nvidia-smi -L | wc -l)': nvidia-smi lists both GPUs
+    under CUDA_VISIBLE_DEVICES=1, so it repeated the launch that failed here. It counts torch.cuda.device_count()."""
+    rc, out, err = cli("explain", _p("cvd-ar.log"), "--facts", _p("facts-cvd.json"))
+    assert "--nproc_per_node $(python -c 'import torch; print(torch.cuda.device_count())')" in out, out
+    assert "--nproc_per_node $(nvidia-smi -L | wc -l)" not in out
