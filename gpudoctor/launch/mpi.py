@@ -219,7 +219,8 @@ def _contexts(argv):
 
 def _read_openmpi_mpmd(plan, contexts, launcher):
     """Several app contexts, as `mpirun --do-not-launch --display-map` maps them: the
-    allocation is every context's -H hosts (a host's slots not added twice) or the hostfile;
+    allocation is every context's -H hosts (a host's slots not added twice: the last -H naming it
+    gives them) or the hostfile;
     each context fills free slots in host order over its own -H hosts (or all), continuing
     where the previous one stopped; -np is required per context."""
     parsed = [split_mpi(c, "openmpi", launcher) for c in contexts]
@@ -233,7 +234,10 @@ def _read_openmpi_mpmd(plan, contexts, launcher):
             for h, n in hostfiles.comma_hosts(spec, "-H %s" % excerpt(spec, 40)):
                 if h not in slots:
                     order.append(h)
-                slots[h] = max(slots.get(h, 0), n)
+                # a host that several contexts' -H name has the slots of the last one (mpirun 4.1.4 --display-map:
+                # `-H aa:2,bb:2 -np 2 x : -H bb -np 2 y` is "not enough slots", bb has 1; `-H bb:1 ... : -H bb:3`
+                # gives bb 3); it took the largest (launch25)
+                slots[h] = n
                 given[h] = True
     hfs = [v[0] for v in _all(allopts, "--hostfile", "--machinefile", "--default-hostfile")]
     if hfs and not order:
