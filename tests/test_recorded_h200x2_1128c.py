@@ -117,3 +117,56 @@ def test_explain_generic_fix_counts_what_cuda_shows(cli):
     rc, out, err = cli("explain", _p("cvd-ar.log"), "--facts", _p("facts-cvd.json"))
     assert "--nproc_per_node $(python -c 'import torch; print(torch.cuda.device_count())')" in out, out
     assert "--nproc_per_node $(nvidia-smi -L | wc -l)" not in out
+
+
+# --- call 2 (a fresh 2x H200, wheel of 8b9451f): the fixes made after call 1, on the host ---------------------------
+
+def _c2(name):
+    return os.path.join(HERE, "call2", name)
+
+
+def test_call2_explain_since_on_the_host_matches_the_plant():
+    """On the host itself: the facts file's record is the run before the plant, and the plant matches the error."""
+    text = open(_c2("explain-cvd.txt")).read()
+    assert ("history: vm: cuda.invalid_device_ordinal (its confirm reads $CUDA_VISIBLE_DEVICES) matches what changed "
+            "since 2026-11-28 05:50 UTC (no passing run kept: its run with the fewest failures, failed: host.name): "
+            "CUDA_VISIBLE_DEVICES (absent) -> 1") in text
+    assert "torchrun --nproc_per_node $(python -c 'import torch; print(torch.cuda.device_count())')" in text
+    node = json.load(open(_c2("explain-cvd.json")))["history"]["nodes"][0]
+    assert node["changes"] == ["CUDA_VISIBLE_DEVICES (absent) -> 1"] and node["matches"][0]["reads"] == [
+        "CUDA_VISIBLE_DEVICES"]
+    assert "Changes (1)\n  vm: CUDA_VISIBLE_DEVICES (absent) -> 1" in open(_c2("diff-file.txt")).read()
+
+
+def test_call2_replayed(cli, tmp_path):
+    dst = tmp_path / "s"
+    shutil.copytree(_c2("state"), dst)
+    for root, dirs, files in os.walk(dst):
+        os.chmod(root, 0o700)
+        for f in files:
+            os.chmod(os.path.join(root, f), 0o600)
+    rc, out, err = cli("explain", _c2("cvd-ar.log"), "--facts", _c2("facts-cvd.json"), "--since", "last-good",
+                       "--state-dir", str(dst), "--json")
+    there = json.load(open(_c2("explain-cvd.json")))["history"]["nodes"][0]
+    here = json.loads(out)["history"]["nodes"][0]
+    assert {k: here[k] for k in ("record_at", "kind", "changes", "matches")} == {
+        k: there[k] for k in ("record_at", "kind", "changes", "matches")}
+
+
+def test_call2_nvidia_smi_sampler_reads_memory():
+    """pynvml uninstalled: watch sampled through nvidia-smi, whose recorded 11-field answer parses with memory."""
+    from gpudoctor.collector.watch import SMI_FIELDS, parse_smi_sample
+
+    gpus, sample = parse_smi_sample(open(_c2("smi-query.txt")).read())
+    assert len(SMI_FIELDS) == 11 and [g["memory_total_mib"] for g in gpus] == [143771, 143771]
+    assert [s["mem_used_mib"] for s in sample] == [10767, 4]  # as nvidia-smi answered 10 s after the job started
+    d = json.load(open(_c2("watch-smi.json")))
+    assert d["samples"]["vm"]["gpu_source"] == "nvidia-smi"
+    assert [(g["mem_used_mib"], g["mem_total_mib"]) for g in d["samples"]["vm"]["gpus"]] == [(10897, 143771)] * 2
+    assert d["nodes"][0]["profile"]["gpus"] == [{"name": "NVIDIA H200", "count": 2, "memory_mib": 143771}]
+    assert "2 GPUs via nvidia-smi" in open(_c2("watch-smi.txt")).read()
+
+
+def test_call2_watch_replayed(cli):
+    rc, out, err = cli("watch", "--facts", _c2("watch-smi-save-vm.json"))
+    assert rc == 0 and "mem 10.6/140 GiB" in out, out + err
