@@ -19,10 +19,11 @@ def add_parser(sub):
     ex.add_argument("--facts", metavar="PATH",
                     help="compute fixes from saved facts (what `gpudoctor facts -o` writes: a node's file, or a "
                          "folder of nodes) instead of this machine")
-    ex.add_argument("--since", metavar="WHEN", help="with --facts: name the change since the node's last passing "
-                                                   "run (last-good, the default) or a UTC date that matches the "
-                                                   "error (history: docs/history.md)")
-    ex.add_argument("--state-dir", metavar="DIR", help="with --facts: the history to read (as check --history)")
+    ex.add_argument("--since", metavar="WHEN", help="with --facts or --check: name the change since the node's "
+                                                   "last passing run (last-good, the default) or a UTC date that "
+                                                   "matches the error (history: docs/history.md)")
+    ex.add_argument("--state-dir", metavar="DIR", help="with --facts or --check: the history to read (as check "
+                                                            "--history)")
     ex.set_defaults(func=run)
     return ex
 
@@ -45,12 +46,27 @@ def _with_history(args, main):
     from gpudoctor import history
     from gpudoctor.errors import InputError
 
-    if not getattr(args, "facts", None):
-        raise InputError("--since/--state-dir need --facts (the node's saved facts to compare with its history)")
-    from gpudoctor.explain.fixes import load_facts
+    if getattr(args, "facts", None):
+        from gpudoctor.explain.fixes import load_facts
 
-    nodes = load_facts(args.facts)
-    history.parse_since(args.since or "last-good")  # a bad --since is exit 2 before any output
+        nodes = load_facts(args.facts)
+        history.parse_since(args.since or "last-good")  # a bad --since is exit 2 before any output
+    elif getattr(args, "check", False):
+        # --check: this machine, gathered now, as `gpudoctor diff --since` gathers it (with the history's key, so
+        # hashed environment values compare); it was refused ("need --facts"), which made the user on the failing
+        # node save a facts file first (userwalk25)
+        from gpudoctor import gather
+
+        history.parse_since(args.since or "last-good")
+        store = history.open_for(args.state_dir, None, strict=True)
+        try:
+            key = store.key
+        except (history.HistoryError, OSError) as exc:
+            raise InputError("history: %s" % exc)
+        nodes = [n.facts for n in gather.local(options={"env_key": key}) if isinstance(n.facts, dict)]
+    else:
+        raise InputError("--since/--state-dir need --facts FILE (a node's saved facts) or --check (this machine now) "
+                         "to compare with the history")
     want_json = args.json
     real, sys.stdout = sys.stdout, io.StringIO()
     try:  # one run of the engine, as JSON: its findings name the checks that confirm them
