@@ -107,8 +107,11 @@ def test_plan_prints_no_length_of_a_secret(tmp_path):
 
 
 def _clauses(lines):
-    """Each line, and each clause of it after ': ', '; ', ', ' or ' (' (docs/security.md 31.'s standard)."""
-    return [x[m.end():] for x in lines for m in re.finditer(r"^|: |; |, | \(", x)]
+    """Each line, and each clause of it after ': ', '; ', ', ' or ' (' outside a shell-quoted word (docs/security.md
+    31.'s standard: fixline.keep_quoted marks a quoted word's blanks)."""
+    from gpudoctor.fixline import keep_quoted
+
+    return [x[m.end():] for x in lines for m in re.finditer(r"^|: |; |, | \(", keep_quoted(x))]
 
 
 _JAX_MESH = ("Traceback (most recent call last):\n  File \"/home/u/train.py\", line 10, in <module>\n"
@@ -317,3 +320,26 @@ def test_input_windows_find_a_separator_near_the_end_of_a_value():
     w = input_windows([note], ['srun -n2 bash "u-MARKER; ab.sh" --x'])
     shown = guarded_prose(note, w)
     assert "MARKER; ab" not in shown and "here; plan it" in shown, shown
+
+
+_NUMPY_SPLIT = ('Traceback (most recent call last):\n  File "/tmp/f16/split.py", line 2, in <module>\n'
+                '    shards = np.split(np.arange(1001), 2)\n'
+                '  File "/tmp/libarg15/venv/lib/python3.11/site-packages/numpy/lib/_shape_base_impl.py", line 872, '
+                'in %s\n    raise ValueError(\nValueError: array split does not result in an equal division\n')
+
+
+@pytest.mark.parametrize("name", ["split: touch MARKER; #", "split; touch MARKER; #", "split, touch MARKER; #",
+                                  "split$(touch MARKER)"])
+def test_explain_writes_a_frames_function_name_as_one_word_in_the_fix(tmp_path, name):
+    # 80.: a library's argument check that refused the user's call gets the fix 'open FILE (line N) and change what it
+    # passes to LIB.FUNC as the message asks'; FUNC is the traceback's `in NAME` and was written bare: the clause after
+    # its ': ' (or its '; ', ', ') ran touch when pasted (found by this round's clause fuzz of seen texts)
+    from gpudoctor import explain
+
+    r = explain.explain_text(_NUMPY_SPLIT % name)
+    fixes = [x for f in r["findings"] for c in f["causes"] for x in c["fix"] if "change what it passes to" in x]
+    assert fixes, r["findings"][0]["causes"][0]["fix"]
+    assert _pasted(_clauses(fixes), tmp_path) == [], fixes
+    plain = explain.explain_text(_NUMPY_SPLIT % "split")
+    assert plain["findings"][0]["causes"][0]["fix"][0] == ("open /tmp/f16/split.py (line 2) and change what it passes "
+                                                           "to numpy.split as the message asks")

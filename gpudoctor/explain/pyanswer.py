@@ -194,8 +194,10 @@ def _refused_call(scan, kb, tb, lib, user, at, what):
     f["notes"].append("%s's %s (at %s) refused what your line passed it (%s:%d): %s. The message names the argument or "
                       "the shape it wanted; change the call (its arguments, their shapes or order), not the library."
                       % (lib, called, at, user[0], user[1], what.rstrip(".")))
-    f["causes"][0]["fix"].insert(0, "open %s (line %d) and change what it passes to %s.%s as the message asks" % (
-        sh(user[0]), user[1], sh(lib), called))
+    # (the function's name is the traceback's `in NAME`, untrusted log text like the path: one shell word with the
+    # library's name, docs/security.md 80.)
+    f["causes"][0]["fix"].insert(0, "open %s (line %d) and change what it passes to %s as the message asks" % (
+        sh(user[0]), user[1], sh("%s.%s" % (lib, called))))
     return f
 
 
