@@ -343,3 +343,29 @@ def test_explain_writes_a_frames_function_name_as_one_word_in_the_fix(tmp_path, 
     plain = explain.explain_text(_NUMPY_SPLIT % "split")
     assert plain["findings"][0]["causes"][0]["fix"][0] == ("open /tmp/f16/split.py (line 2) and change what it passes "
                                                            "to numpy.split as the message asks")
+
+
+_INTEGRATION = ('Traceback (most recent call last):\n  File "/home/u/train.py", line 5, in <module>\n'
+                '    model = get_peft_model(base, cfg)\n'
+                '  File "/v/lib/python3.11/site-packages/peft/%s/lora.py", line 10, in %s\n'
+                '    w = base.get_input_embeddings()\n'
+                '  File "/v/lib/python3.11/site-packages/transformers/modeling_utils.py", line 20, in get_input_embeddings\n'
+                '    return self._emb.weight\n'
+                "AttributeError: 'NoneType' object has no attribute 'weight'\n")
+
+
+@pytest.mark.parametrize("folder,fn", [("tu: touch MARKER; #ners", "fwd"), ("tuners", "fwd: touch MARKER; #"),
+                                       ("tu, touch MARKER; #ners", "fwd"), ("tuners", "fwd; touch MARKER; #")])
+def test_explain_writes_the_callers_frame_as_shell_words_in_the_upgrade_fix(tmp_path, folder, fn):
+    # 80.: upgrade.advice's 'upgrade PKG (...): its code (FILE:LINE in FN) calls into LIB ...' wrote the calling
+    # package's frame (file and function: the traceback's) bare: the clause after its ': ' ran touch when pasted
+    # (found by this round's clause fuzz, a seen text's site-packages path)
+    from gpudoctor import explain
+
+    r = explain.explain_text(_INTEGRATION % (folder, fn))
+    fixes = [x for f in r["findings"] for c in f["causes"] for x in c["fix"] if "its code (" in x]
+    assert fixes, [c["fix"] for c in r["findings"][0]["causes"]]
+    assert _pasted(_clauses(fixes), tmp_path) == [], fixes
+    plain = explain.explain_text(_INTEGRATION % ("tuners", "fwd"))
+    assert any("its code (peft/tuners/lora.py:10 in fwd) calls into transformers" in x
+               for c in plain["findings"][0]["causes"] for x in c["fix"])

@@ -236,7 +236,9 @@ def advice(scan, tb, lib, own=False):
         fixes.append("upgrade %s (%s%s): its code (%s:%d%s) calls into %s, and the installed %s is not the release it "
                      "was written for; or pin %s to the release %s supports (pip show %s lists its requirement; pip "
                      "install '%s==<that version>')" % (
-                         pd, phow, _installed_say(vers, pd), _short(file), line, " in %s" % fn if fn and
+                         # (the frame's file and function are the traceback's, log text: each one shell word, as
+                         # every value of a fix line, docs/security.md 15., 80.)
+                         pd, phow, _installed_say(vers, pd), sh(_short(file)), line, " in %s" % sh(fn) if fn and
                          not fn.startswith("<") else "", d, d, d, pd, sh(pd), d))
         fixes.append("or upgrade %s (%s%s) when its own release notes name the fix" % (d, how, _installed_say(vers, d)))
         note = ("%s (%s) was raised inside %s's code, which %s's code called (%s:%d): an integration of %s with %s's "
