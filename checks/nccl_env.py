@@ -268,9 +268,10 @@ def _judge(facts, evidence):
             yield f
         table = data.load("nccl_env")
         tver = table["nccl"]["version"]
-        evidence.append("%d NCCL_* name%s checked against NCCL %s%s and PyTorch %s: %d read%s" % (
+        ttver = (table.get("torch") or {}).get("version")
+        evidence.append("%d NCCL_* name%s checked against NCCL %s%s and PyTorch %s%s: %d read%s" % (
             len(judged), "" if len(judged) == 1 else "s", tver, _version_gap(node_ver, tver),
-            (table.get("torch") or {}).get("version"), len(judged) - len(notes),
+            ttver, _torch_gap(node_torch(facts), ttver), len(judged) - len(notes),
             ", %d noted" % len(notes) if notes else ""))
 
 
@@ -283,6 +284,28 @@ def node_nccl(facts):
         if isinstance(v, str) and re.match(r"^\d+\.\d+\.\d+$", v):
             return v
     return None
+
+
+def node_torch(facts):
+    """The torch release the node's interpreter imports (python.torch.version: '2.11.0+cu130'), or None."""
+    py = facts.get("python") if isinstance(facts.get("python"), dict) else {}
+    t = py.get("torch") if isinstance(py.get("torch"), dict) else {}
+    v = t.get("version")
+    return v if isinstance(v, str) and re.match(r"^\d+\.\d+\.\d+", v) else None
+
+
+def _torch_gap(node_ver, tver):
+    """What the table's PyTorch (where its TORCH_NCCL_* names were read) is to the node's torch, as
+    _version_gap says it for NCCL: the evidence named the table's 'PyTorch 2.14.1+cu130' beside a node
+    whose profile shows torch 2.11.0+cu130, as if the node ran it (userwalk25, fixtures/recorded/h200x2-2026-11-28c)."""
+    if not all(isinstance(v, str) and re.match(r"^\d+\.\d+\.\d+", v) for v in (node_ver, tver)):
+        return ""
+    mine, table = (tuple(int(x) for x in re.match(r"^(\d+)\.(\d+)\.(\d+)", v).groups()) for v in (node_ver, tver))
+    if mine == table:
+        return ""
+    if mine < table:
+        return " (this node has torch %s: a TORCH_NCCL_* name added after it would pass)" % node_ver
+    return " (this node has torch %s, newer: a TORCH_NCCL_* name added since is called unknown)" % node_ver
 
 
 def _vtuple(v):

@@ -81,7 +81,8 @@ def test_nccl_env_says_the_nodes_nccl_beside_its_tables(cli, tmp_path):
     c = {c["id"]: c for c in json.loads(out)["checks"]}["nccl.env"]
     assert c["status"] == "pass" and "no effect" not in out, c
     assert ("3 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass)"
-            " and PyTorch 2.14.1+cu130: 3 read") in c["evidence"], c["evidence"]
+            " and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would"
+            " pass): 3 read") in c["evidence"], c["evidence"]
 
 
 def test_watch_json_profile_names_the_gpus_and_driver(cli):

@@ -44,3 +44,27 @@ def test_explain_check_since_compares_this_machine_now_with_its_history(tmp_path
     # neither --facts nor --check: still one line, naming both
     p = gd(64, "explain", "--since", "last-good", "--state-dir", state, "err.txt")
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "--check" in p.stderr and "--facts" in p.stderr, p.stderr
+
+
+def test_nccl_env_evidence_says_when_the_nodes_torch_is_not_the_tables(tmp_path):
+    """check's nccl.env pass read '2 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: ...) and PyTorch
+    2.14.1+cu130' on a node whose profile, three lines above, shows torch 2.11.0+cu130 (README's real 2x H200): the
+    table's release, named as if the node ran it. It now says the node's torch where it differs, as for NCCL."""
+    src = os.path.join(ROOT, "fixtures", "nodes", "h200x2-ubuntu2404-torch211.json")
+
+    def evidence(path):
+        p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--facts", path, "--json", "--select",
+                            "nccl.env"], capture_output=True, text=True, env=_env(), cwd=str(tmp_path), timeout=120)
+        (c,) = [c for c in json.loads(p.stdout)["checks"] if c["id"] == "nccl.env"]
+        return " ".join(c.get("evidence") or []) if isinstance(c.get("evidence"), list) else str(c.get("evidence"))
+
+    ev = evidence(src)
+    assert "and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would " \
+           "pass)" in ev, ev
+    with open(src) as f:
+        doc = json.load(f)
+    table = json.load(open(os.path.join(ROOT, "gpudoctor", "data", "nccl_env.json")))["torch"]["version"]
+    doc["python"]["torch"]["version"] = table  # the table's own release: nothing to add
+    (tmp_path / "same.json").write_text(json.dumps(doc))
+    ev = evidence(str(tmp_path / "same.json"))
+    assert ("and PyTorch %s: " % table) in ev and "this node has torch" not in ev, ev
