@@ -92,3 +92,30 @@ def test_input_windows_read_the_texts_up_to_their_limit_and_the_string_up_to_64_
     assert input_windows(["q" * 70000 + " ab; cd"], ["ab; cd"]) == frozenset()
     # several strings: each one's windows
     assert input_windows(["p ab; cd", "r ef| gh"], ["ab; cd ef| gh"]) == frozenset({"ab; cd", "ef| gh"})
+
+
+def test_spans_widened_to_one_word_are_one_span_and_begin_after_a_leading_blank():
+    # two windows in one word, apart: found apart, widened to the same word, written as one span
+    assert _spans("pp a;bcc;d qq", ["a;b", "c;d"]) == [(3, 10)]
+    assert _spans("pp a;bcc;d qq x;y", ["a;b", "c;d", "x;y"]) == [(3, 10), (14, 17)]
+    assert _spans(" a;b", ["a;b"]) == [(1, 4)]
+    assert guarded_prose("pp a;bcc;d qq", ["a;b", "c;d"]) == "pp $'a\\x3bbcc\\x3bd' qq"
+
+
+def test_input_windows_edges():
+    # the limit counts every text read so far, not the last one
+    assert input_windows(["x ab; cd"], ["zzzzzz", "zzzz", "ab; cd"], limit=10) == frozenset()
+    # the string's first 64 KiB: a separator whose blank is character 65,537 is not read
+    assert input_windows(["q" * 65531 + " ab; cd"], ["ab; cd"]) == frozenset({"ab; cd"})
+    assert input_windows(["q" * 65532 + " ab; cd"], ["ab; cd"]) == frozenset()
+    # SIDE characters on the left of a long word
+    assert input_windows(["k abcdefghijkl; mn"], ["zz efghijkl; mn"]) == frozenset({"efghijkl; mn"})
+    # the note's punctuation is cut, the value's own last letter kept
+    assert input_windows(["run ab; cdX."], ["ab; cdX"]) == frozenset({"ab; cdX"})
+    assert input_windows(["ab; cdX"], ["ab; cdX"]) == frozenset({"ab; cdX"})
+
+
+def test_input_windows_stop_past_a_thousand():
+    strings = ["p w%04d; x" % i for i in range(1100)]
+    found = input_windows(strings, [" ".join(strings)])
+    assert isinstance(found, frozenset) and len(found) == 1001
