@@ -265,8 +265,15 @@ def apply(result, kb, scan, level):
     keep = causes[0]  # the family's lead (its entry's first, or a reader's own: the user's line) stays first
     ranked = []
     listed = set()
+    # the causes right after the lead with lines of their own in the text (the settings a paste shows) keep their
+    # places: the differential ranks only what follows them
+    shown_ = []
+    for c in causes[1:]:
+        if not c.get("evidence"):
+            break
+        shown_.append(c)
     for pos, c in enumerate(causes):
-        if c is keep:
+        if c is keep or any(c is x for x in shown_):
             continue
         sr = c.get("static_rank") or 0
         kc = e["causes"][sr - 1] if 0 < sr <= len(e["causes"]) else None
@@ -308,8 +315,8 @@ def apply(result, kb, scan, level):
     if not top:
         return []
     chosen = [r[4] for r in top]
-    rest = [c for c in causes if c is not keep and all(c is not x for x in chosen)]
-    order = ([keep] if keep is not None else []) + chosen + rest
+    rest = [c for c in causes if c is not keep and all(c is not x for x in chosen + shown_)]
+    order = ([keep] if keep is not None else []) + shown_ + chosen + rest
     if [id(c) for c in order] == [id(c) for c in causes]:
         return []
     for r in top:
@@ -319,10 +326,12 @@ def apply(result, kb, scan, level):
     names = []
     for r in top:
         names += [t for t in r[5][:MAX_SHOWN] if t not in names]
-    note = ("A differential: no line of the text proves one cause, so the %s causes%s below are the ones to tell "
-            "apart, ranked by the names the text shows (%s), then by how often each was the settled cause of seen "
-            "texts of this family; each says how to confirm it." % (
-                len(top), " after the first" if keep is not None else "", ", ".join(names[:6])))
+    after = " after the first" if keep is not None else ""
+    which = ("the %s causes%s below are the ones" % (len(top), after) if len(top) > 1
+             else "the cause%s below is the one" % after)
+    note = ("A differential: no line of the text proves one cause, so %s to tell apart, ranked by the names the "
+            "text shows (%s), then by how often each was the settled cause of seen texts of this family; each says "
+            "how to confirm it." % (which, ", ".join(names[:6])))
     notes = root.setdefault("notes", [])
     for k, n in enumerate(notes):
         if isinstance(n, str) and n.startswith("How sure: "):
