@@ -42,3 +42,11 @@ def test_what_is_no_secret_is_kept(line):
 
 def test_not_a_string_or_empty_is_returned_as_is():
     assert redact("") == "" and redact(None) is None and redact(5) == 5
+
+
+def test_past_the_first_64_kib_a_credentials_shape_is_still_redacted():
+    from gpudoctor.explain.redact import MAX_STRING
+
+    for v in ("hf_Zq81abcdefghij77xyzABCDEFGHIJ1234567", "AKIAIOSFODNN7EXAMPLE"):
+        out = redact("token " + "x" * MAX_STRING + " " + v + " end")
+        assert out.endswith(" REDACTED end") and v not in out
