@@ -20,10 +20,8 @@ not see). The header records the sets read, the commit of bench/data they were r
 import argparse
 import collections
 import datetime
-import glob
 import json
 import os
-import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -87,17 +85,11 @@ def main(argv=None):
     ap.add_argument("-o", default=os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated",
                                                "differential_prior.json"))
     args = ap.parse_args(argv)
-    skip = {x for x in args.exclude.split(",") if x}
-    paths, names = [], []
-    for p in sorted(glob.glob(os.path.join(ROOT, "bench", "data", "explain_heldout_*.jsonl"))):
-        name = os.path.basename(p)[len("explain_heldout_"):-len(".jsonl")]
-        if name in skip:
-            continue
-        paths.append(p)
-        names.append(name)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from gen_neighbours import bench_data_commit, seen_sets
+    skip, paths, names = seen_sets(args.exclude)
     prior, cases = build(paths, _kb())
-    commit = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%H", "--", "bench/data"],
-                            capture_output=True, text=True).stdout.strip()
+    commit = bench_data_commit()
     doc = {"header": {
         "source": "the family / family_alternatives / fix_keywords labels of the seen held-out sets, "
                   "bench/data/explain_heldout_*.jsonl (%d sets, %d error cases; not read: %s)"

@@ -61,23 +61,34 @@ def build(paths, ids):
     return {a: out[a] for a in sorted(out)}, cases
 
 
+def seen_sets(exclude):
+    """The seen held-out sets' files and names, those named in ``exclude`` (comma-separated) left out: (skip, paths,
+    names). Also tools/gen_differential_prior.py's."""
+    skip = {x for x in exclude.split(",") if x}
+    paths, names = [], []
+    for p in sorted(glob.glob(os.path.join(ROOT, "bench", "data", "explain_heldout_*.jsonl"))):
+        name = os.path.basename(p)[len("explain_heldout_"):-len(".jsonl")]
+        if name not in skip:
+            paths.append(p)
+            names.append(name)
+    return skip, paths, names
+
+
+def bench_data_commit():
+    """The commit that last changed bench/data: the version a table counted from the sets records."""
+    return subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%H", "--", "bench/data"],
+                          capture_output=True, text=True).stdout.strip()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--exclude", default="", help="set names not read, comma-separated")
     ap.add_argument("-o", default=os.path.join(ROOT, "gpudoctor", "data", "knowledge", "generated",
                                                "neighbours.json"))
     args = ap.parse_args(argv)
-    skip = {x for x in args.exclude.split(",") if x}
-    paths, names = [], []
-    for p in sorted(glob.glob(os.path.join(ROOT, "bench", "data", "explain_heldout_*.jsonl"))):
-        name = os.path.basename(p)[len("explain_heldout_"):-len(".jsonl")]
-        if name in skip:
-            continue
-        paths.append(p)
-        names.append(name)
+    skip, paths, names = seen_sets(args.exclude)
     neighbours, cases = build(paths, knowledge_ids())
-    commit = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%H", "--", "bench/data"],
-                            capture_output=True, text=True).stdout.strip()
+    commit = bench_data_commit()
     doc = {"header": {
         "source": "the family / family_alternatives labels of the seen held-out sets, "
                   "bench/data/explain_heldout_*.jsonl (%d sets, %d error cases; not read: %s)"
