@@ -115,6 +115,9 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import launchctx
 
     launchctx.judge(result, scan, kb)  # a symptom the launch lines explain (srun x torchrun, same RANK, ...)
+    from gpudoctor.explain import jobshape
+
+    jobshape.judge(result, scan, kb)  # (shape25) the job's shape as its launchers print it: node ranks, worlds, master
     from gpudoctor.explain import hang
 
     hang.judge(result, scan, kb)  # a hang or slow run without an error: the causes ranked; nccl-tests without MPI

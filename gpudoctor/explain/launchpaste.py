@@ -88,12 +88,12 @@ _CONFIG_EXT = (".json", ".yaml", ".yml", ".txt", ".conf", ".cfg", ".sh", ".bash"
 
 
 def patterns():
-    from gpudoctor.explain import launchctx, layout
+    from gpudoctor.explain import jobshape, launchctx, layout
 
     # (and the lines a job prints about its own layout: rank, world size, device; read by layout.py; and the command
     # lines, #SBATCH allocation and banners that say how it was launched: launchctx.py)
     return [Pattern("_paste_" + kind, "paste", src, 0) for kind, srcs in sorted(PATTERNS.items()) for src in srcs] + \
-        layout.patterns() + launchctx.patterns()
+        layout.patterns() + launchctx.patterns() + jobshape.patterns()
 
 
 class Paste(object):
@@ -111,6 +111,10 @@ def record(scan, hit, win):
         from gpudoctor.explain.layout import record as layout_record
 
         return layout_record(scan, hit)
+    if hit.pattern.entry == "_paste_jobshape":  # what a launcher prints of the job's shape (jobshape.py)
+        from gpudoctor.explain.jobshape import record as shape_record
+
+        return shape_record(scan, hit)
     if hit.pattern.entry == "_paste_launchctx":  # a command line, banner or rank line of the launch (launchctx.py)
         from gpudoctor.explain.launchctx import record as ctx_record
 

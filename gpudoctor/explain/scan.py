@@ -791,9 +791,10 @@ def _kept_size(obj):
 
 
 def _paste_state(scan):
-    # launchpaste.record's readers: its own Paste (whose 'tries' counts every line: never idle), layout's, launchctx's
+    # launchpaste.record's readers: its own Paste (whose 'tries' counts every line: never idle), layout's, launchctx's,
+    # jobshape's
     return _kept_size(getattr(scan, "paste", None)), _kept_size(getattr(scan, "layout", None)), \
-        _kept_size(getattr(scan, "launchctx", None))
+        _kept_size(getattr(scan, "launchctx", None)), _kept_size(getattr(scan, "jobshape", None))
 
 
 def _reader_kept(scan, p, kept):
