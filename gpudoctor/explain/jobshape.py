@@ -64,7 +64,8 @@ FACTS = {
     "dyn_join": r"has joined round (?P<round>\d{1,9}) of the rendezvous '(?P<run>[^'\n]{0,200})' as rank "
                 r"(?P<rank>\d{1,7}) in a world of size (?P<world>\d{1,7})",
     "ds_nodes": r"\bnnodes=(?P<nn>\d{1,6}), num_local_procs=(?P<np>\d{1,6}), node_rank=(?P<nr>\d{1,6})",
-    "ds_info": r"WORLD INFO DICT: (?P<v>\{[^\n]{1,4000}\})",
+    # (the dict itself is read from the line by _ds_info_dict: a matcher's repeats stay <= 200)
+    "ds_info": r"WORLD INFO DICT: \{",
     # DeepSpeed's runner: the command it runs on every node carries the world and the master
     # (deepspeed/launcher/runner.py main: "cmd = %s"; multinode_runner.py PDSHRunner.get_cmd)
     "ds_cmd": r"\bcmd = [^\n]{0,80}\bpdsh\b",
@@ -153,7 +154,7 @@ def record(scan, hit):
             st.ds.append({"src": src, "who": who, "line": ln, "nnodes": int(g["nn"]), "nprocs": int(g["np"]),
                           "node_rank": int(g["nr"]), "text": text.strip()[:300]})
     elif cls == "ds_info":
-        hosts = _dict_keys(g["v"])
+        hosts = _dict_keys(_ds_info_dict(text))
         if hosts is not None and len(st.ds_hosts) < MAX_KEPT:
             st.ds_hosts.append((src, who, ln, hosts, text.strip()[:300]))
     elif cls == "ds_cmd":
@@ -176,6 +177,13 @@ def record(scan, hit):
     elif cls == "env":
         if len(st.masters) < MAX_KEPT and who is not None:  # only a line that says which node printed it
             st.masters.append((src, who, ln, g["k"], g["v"], text.strip()[:300]))
+
+
+def _ds_info_dict(text):
+    """The '{...}' after 'WORLD INFO DICT: ' on its line, to its last '}' (at most 4,000 characters)."""
+    i = text.find("WORLD INFO DICT: ")
+    s = text[i + len("WORLD INFO DICT: "):][:4000].split("\n", 1)[0] if i >= 0 else ""
+    return s[:s.rfind("}") + 1]
 
 
 def _dict_keys(s):
