@@ -79,6 +79,8 @@ _NEEDLES = {
                  "global_world_sizes="],
     "te_conf": ["min_nodes", "max_nodes", "rdzv_backend", "rdzv_configs", "rdzv_endpoint"],
     "env": ["master_addr", "master_port", "node_rank"],
+    # (the words the command's options spell: a bare 'node' would hand every NCCL INFO line of a node to the reader)
+    "cmd": ["--node-rank", "--node_rank", "--nnodes", "--standalone"],
 }
 _GLOG_PID = re.compile(r"^\s{0,8}\[?[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{1,9} (\d{1,10}) ")
 
@@ -543,6 +545,8 @@ def _incomplete(scan, st, ns, out, complaint):
         return False
     if scan.error_count or scan.tracebacks:
         return False
+    if len(ranks) < 2:
+        return False  # (one process's own rank line is all a paste of that process's log can show: no shape)
     cs = sorted(claims, key=lambda c: c["line"])[:4]
     pl = cs[0]["kind"] == "pl"
     what = ("the job's world is %d processes, but only rank%s %s started (%s) and the text stops there: rank 0 waits "
