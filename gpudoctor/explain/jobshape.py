@@ -622,13 +622,9 @@ def judge(result, scan, kb):
                                   "match_count": 1})
     if made is None:
         return None
-    if root is not None:
-        root["role"] = "related"
-    findings.insert(0, made)
-    result["verdict"], result["matched"], result["root"] = "root_cause", True, made["id"]
-    result["triage"] = []
-    result["errors"] = []
-    return made
+    from gpudoctor.explain.launchpaste import take_root
+
+    return take_root(result, made, root)
 
 
 def _finding(e, x, scan):

@@ -1128,12 +1128,9 @@ def judge(result, scan, kb):
                                   "first_line": x.ev[0][0], "text": x.ev[0][1], "match_count": 1})
     if made is None:
         return None
-    if root is not None:
-        root["role"] = "related"
-    findings.insert(0, made)
-    result["verdict"], result["matched"], result["root"] = "root_cause", True, made["id"]
-    result["triage"], result["errors"] = [], []
-    return made
+    from gpudoctor.explain.launchpaste import take_root
+
+    return take_root(result, made, root)
 
 
 def _complaint(scan):

@@ -801,6 +801,17 @@ def judge(result, scan, kb, facts=None):
         result["triage"] = []
 
 
+def take_root(result, made, root):
+    """Make ``made`` (a finding read from the launch lines or the job's shape) the answer's root: the old root, if any,
+    becomes related, and the unknown-error triage goes (launchctx.judge and jobshape.judge)."""
+    if root is not None:
+        root["role"] = "related"
+    result["findings"].insert(0, made)
+    result["verdict"], result["matched"], result["root"] = "root_cause", True, made["id"]
+    result["triage"], result["errors"] = [], []
+    return made
+
+
 def lines_finding(e, hits, role, scan, what, fix, note):
     """The finding of entry ``e`` read from lines of the text (``hits``, the entry's patterns did not match them):
     analyze's finding with ``what`` as its first cause (``fix`` its fix, the lines its evidence) and ``note`` as its
