@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Time `gpudoctor explain --json` on one long line of each trigger phrase of session 23's readers (opfix, lastresort),
-~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24]
+~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25]
 (--round 24: the trigger phrases of session 24's readers instead: progline, deeper, choices, outdir, oldrelease, the
-Slurm cancel / requeue entries and fp24's logging records)"""
+Slurm cancel / requeue entries and fp24's logging records; --round 25: session 25's jobshape, differential, red
+team 2026-11-28d's redaction and slurm.gpudoctor_drain)"""
 # Long adversarial lines for this round's explain readers (opfix, lastresort): each trigger phrase repeated to
 # ~40 KB and ~640 KB on one line, alone and after a traceback header; time explain --json on each.
 import subprocess, sys, time, tempfile, os
@@ -33,8 +34,18 @@ triggers24 = [
  "*** STEP 12.0 ON sn1 CANCELLED AT 2026-11-28T02:00:00 *** ", "DUE TO JOB REQUEUE ",
  "WARNING:root:retrying after ConnectionError ", "ERROR:loader:failed to read shard ",
 ]
-if sys.argv[2:] == ["--round", "24"]:
-    triggers = triggers24
+# session 25's readers: jobshape (launchers' shape lines), the differential (a root with no cause line), red team
+# 2026-11-28d's redaction of operand passwords, slurm.gpudoctor_drain
+triggers25 = [
+ "WORLD INFO DICT: {'node1': [0, 1], ", "nnodes=2, num_local_procs=8, node_rank=0 ", "group_rank=0 ",
+ "has joined round 0 of the rendezvous 'x' as rank 0 in a world of size 2 ", "Rendezvous'ing worker group ",
+ "torchrun --nnodes 2 --node-rank 0 ", "MASTER_ADDR=node1 ", "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/4 ",
+ "cmd = pdsh -S -f 1024 -w node1,node2 ", "min_nodes : 2 ", "mysql -pSecret1 ", "sshpass -p hunter2 ",
+ "docker login -p abc ", "curl -u u:pw ", "redis://:pw@host ", "AWS_SECRET_ACCESS_KEY wJalrXUtnFEMI ",
+ "Reason=gpudoctor: ", "NCCL WARN Call to ibv_modify_qp failed ",
+]
+if sys.argv[2:] in (["--round", "24"], ["--round", "25"]):
+    triggers = triggers24 if sys.argv[3] == "24" else triggers25
 worst = (0, None)
 for t in triggers:
     for size in (40_000, 640_000):
