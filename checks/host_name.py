@@ -20,6 +20,19 @@ DEFAULT_NAMES = ("localhost", "localhost.localdomain", "localhost6", "localhost6
 VALID_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]{0,252}\Z")
 
 
+def _as_root(facts):
+    """How the fix runs a command that writes /etc: bare for root or a node whose uid is unknown, through sudo for
+    another user (a user's shell opens `>> /etc/hosts` before any sudo could help, so the append goes through
+    `sudo tee -a`: sudo(8), tee(1))."""
+    uid = (facts.get("host") or {}).get("uid")
+    return isinstance(uid, int) and not isinstance(uid, bool) and uid != 0
+
+
+def _append_hosts(root, comment=""):
+    line = "echo {line} | sudo tee -a /etc/hosts >/dev/null" if root else "echo {line} >> /etc/hosts"
+    return line + ("   # " + comment if comment else "")
+
+
 def is_loopback(addr):
     return isinstance(addr, str) and (addr.startswith("127.") or addr == "::1")
 
@@ -55,12 +68,14 @@ def host_name(facts, config):
         return
     iface, ip = primary_ipv4(facts)
     ip_text = ip or "<this-node-IP>"
+    root = _as_root(facts)
+    sudo = "sudo " if root else ""
     if name in DEFAULT_NAMES:
         yield Finding.error(
             "hostname is %r, the default every fresh machine has: nodes cannot tell each other apart" % name,
             observed="hostname %r" % name, expected="a unique name such as gpu01",
-            fix=cmd("hostnamectl set-hostname gpu01   # a unique name per node\n"
-                    "echo {line} >> /etc/hosts   # on every node: each node's IP and name", line="%s gpu01" % ip_text))
+            fix=cmd(sudo + "hostnamectl set-hostname gpu01   # a unique name per node\n"
+                    + _append_hosts(root, "on every node: each node's IP and name"), line="%s gpu01" % ip_text))
         return
     if not VALID_NAME.match(name):
         yield Finding.error(
@@ -68,21 +83,21 @@ def host_name(facts, config):
             "leading '-' as an option, Slurm and pdsh read ',' and '[' as lists, and no resolver looks it up; "
             "MASTER_ADDR=$(hostname) fails" % name[:100],
             observed="hostname %r" % name[:100], expected="a plain, unique name such as gpu01",
-            fix=cmd("hostnamectl set-hostname gpu01   # a unique name per node (or /etc/hostname, then reboot)\n"
-                    "echo {line} >> /etc/hosts   # on every node: each node's IP and name", line="%s gpu01" % ip_text))
+            fix=cmd(sudo + "hostnamectl set-hostname gpu01   # a unique name per node (or /etc/hostname, then reboot)\n"
+                    + _append_hosts(root, "on every node: each node's IP and name"), line="%s gpu01" % ip_text))
         return
     if not addrs:
         yield Finding.error(
             "hostname %s does not resolve: rendezvous (MASTER_ADDR=%s) and ssh by name fail" % (name, name),
             observed="%s resolves to nothing" % name, expected="%s -> %s" % (name, ip_text),
-            fix=cmd("echo {line} >> /etc/hosts", line="%s %s" % (ip_text, name)))
+            fix=cmd(_append_hosts(root), line="%s %s" % (ip_text, name)))
         return
     loop = [a for a in addrs if is_loopback(a)]
     if loop and len(loop) == len(addrs):
         # sed's ERE (POSIX regex(7)): the name's special characters escaped, then the whole
         # expression is one quoted word
         expr = "/^(127\\.|::1)/s/[[:space:]]%s([[:space:]]|$)/\\1/" % re.sub(r"([\\^$.|?*+()\[\]{}/])", r"\\\1", name)
-        fix = cmd("sed -i -E {expr} /etc/hosts   # drop {name} from the loopback lines\necho {line} >> /etc/hosts",
+        fix = cmd(sudo + "sed -i -E {expr} /etc/hosts   # drop {name} from the loopback lines\n" + _append_hosts(root),
                   expr=expr, name=name, line="%s %s" % (ip_text, name))
         if container_of(facts):
             fix += cmd("\n(in a container: docker run --add-host {pair}, or --network=host)",
