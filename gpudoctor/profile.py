@@ -70,6 +70,8 @@ def profile(facts):
         # nodes[].profile was empty over a real 2x H100 job, session 24)
         w = _ok(facts, "watch").get("gpu")
         gpu = w if isinstance(w, dict) and not w.get("reason") else {}
+    if not host and isinstance(_ok(facts, "watch").get("system"), dict):
+        host = _ok(facts, "watch")["system"]  # watch's kernel and OS (userwalk25: null in watch --json)
     torch = py.get("torch") if isinstance(py.get("torch"), dict) else {}
     nvml = gpu.get("nvml") if isinstance(gpu.get("nvml"), dict) else {}
     ofed = _ok(facts, "ofed").get("ofed_info") or {}

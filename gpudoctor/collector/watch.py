@@ -21,7 +21,7 @@ from .base import Unsupported, section
 from .nccl_env import parse_nccl_conf
 from .network import ARPHRD, interface_kind
 from .rdma import GDR_MODULES, loaded_modules
-from .system import env_value
+from .system import env_value, parse_os_release
 
 MAX_SECONDS = 600.0
 JOB_ENV_PREFIXES = ("NCCL_", "UCX_", "OMPI_")
@@ -803,4 +803,8 @@ def watch(ctx):
         "processes": {"source": procs_source, "list": procs, "gpu_pids_elsewhere": elsewhere},
         "nccl_conf": read_nccl_conf(ctx, procs, key),
         "own_net_ns": ctx.readlink("/proc/self/ns/net"),
+        # the node's kernel and OS for the report's profile (watch gathers no host section: its getaddrinfo of the
+        # hostname could wait on a resolver); the same two files system.host reads
+        "system": {"kernel": (ctx.read("/proc/sys/kernel/osrelease") or "").strip()[:120] or None,
+                   "os_pretty": parse_os_release(ctx.read("/etc/os-release")).get("PRETTY_NAME")},
     }
