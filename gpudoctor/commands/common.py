@@ -317,12 +317,22 @@ def _checked(node):
                 via=getattr(node, "via", None))
 
 
-def interrupted_line(nodes, code=130):
+def interrupted_line(nodes, code=130, sampled=False):
     """stderr's line after Ctrl-C (or SIGTERM, ``code`` 143): how many nodes the partial report (or saved facts)
-    covers."""
+    covers. ``sampled`` (watch): how many nodes' samples it keeps and how many of those windows it cut short (the
+    line said '2 of 2 nodes gathered before it; 0 marked interrupted' beside a report whose every node read
+    'interrupted': userwalk25)."""
     cut = sum(1 for n in nodes if n.error_kind == "interrupted")
+    sig = " (SIGTERM)" if code == 143 else ""
+    plural = "" if len(nodes) == 1 else "s"
+    if sampled:
+        short = sum(1 for n in nodes if n.error_kind != "interrupted" and isinstance(n.facts, dict)
+                    and isinstance(n.facts.get("watch"), dict) and n.facts["watch"].get("interrupted") is True)
+        return ("gpudoctor: interrupted%s: samples kept for %d of %d node%s (%d window%s cut short: the rates are "
+                "over the time sampled); %d with no samples" % (sig, len(nodes) - cut, len(nodes), plural, short,
+                                                               "" if short == 1 else "s", cut))
     return "gpudoctor: interrupted%s: %d of %d node%s gathered before it; %d marked interrupted" % (
-        " (SIGTERM)" if code == 143 else "", len(nodes) - cut, len(nodes), "" if len(nodes) == 1 else "s", cut)
+        sig, len(nodes) - cut, len(nodes), plural, cut)
 
 
 def emit(report, fmt, output, verbose=False):

@@ -186,7 +186,7 @@ def run(args):
     if interrupted:
         import os
 
-        print(interrupted_line(nodes, interrupted), file=sys.stderr)
+        print(interrupted_line(nodes, interrupted, sampled=True), file=sys.stderr)
         sys.stdout.flush()
         os._exit(interrupted)  # do not wait for SSH sessions still in flight
     if report.crashed:
