@@ -570,6 +570,9 @@ _AUTH_SCHEME = Pattern(r"(?<![\w-])(Bearer|Basic|Digest)([ \t]{1,4})([A-Za-z0-9.
 # (the user may be empty: Redis' `redis://:X@host`; a registry login's `-p X` and `wandb login KEY`, as
 # explain/redact.py reads them: docs/security.md 77.)
 _URL_PASSWORD = Pattern(r"(://[^\s:/@'\"]{0,128}:)[^\s/@'\"]{1,256}@")
+# a webhook URL whose path is the credential (Slack, Discord, Teams, a Telegram bot: explain/redact.py _PATH_SECRET)
+_URL_PATH_SECRET = Pattern(r"(?i)(hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/webhooks/"
+                           r"|\.webhook\.office\.com/webhook(?:b2)?/|api\.telegram\.org/bot)[^\s'\"`<>\\]{4,1024}")
 _PW_PROGRAM = Pattern(r"(?<![\w.-])(mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb"
                          r"|mariadb-dump|mariadb-admin|sshpass|curl|(?:docker|podman|nerdctl|buildah|skopeo|oras|crane"
                          r"|helm[ \t]{1,4}registry)[ \t]{1,4}login)(?![\w.-])[^\n;|&]{0,600}")
@@ -684,13 +687,14 @@ def _no_values(text, env=None, seen=None):
     text = _cut_named(_CRED_FLAG, text)
     text = _cut_named(_CRED_KEY, text)
     text = _URL_PASSWORD.sub(r"\1...@", text)
+    text = _URL_PATH_SECRET.sub(r"\1...", text)
     text = _PW_PROGRAM.sub(lambda m: _CURL_USER.sub(r"\1\2\3...", m.group(0)) if m.group(1) == "curl" else
                            _SHORT_PW.sub(lambda p: p.group(0) if p.group(3).startswith("...") else
                                          p.group(1) + p.group(2) + "...", m.group(0)), text)
     text = _WANDB_KEY.sub(r"\1...", text)
     text = _BARE_PAIR.sub(lambda m: m.group(1) + m.group(2) + "..." if _cred_name(m.group(1)) else m.group(0), text)
     # (the shapes last: 'hf_token: X' cut as a shape first lost the name its value is cut by)
-    return re.sub(r"(?<![A-Za-z0-9_])(?:hf_|gh[opusr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA)[A-Za-z0-9_-]{4,}",
+    return re.sub(r"(?<![A-Za-z0-9_])(?:hf_|gh[opusr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA|AIza)[A-Za-z0-9_-]{4,}",
                   "...", text)
 
 

@@ -91,10 +91,14 @@ def env_shown(name):
 CREDENTIAL_RE = (
     r"(?<![A-Za-z0-9_])(?:hf_[A-Za-z0-9]{30,80}|AKIA[0-9A-Z]{16}|gh[opusr]_[A-Za-z0-9]{30,80}"
     r"|github_pat_[A-Za-z0-9_]{22,120}|glpat-[A-Za-z0-9_-]{20,80}|xox[abprs]-[A-Za-z0-9-]{10,120}"
-    r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000})"
-    r"(?![A-Za-z0-9_])|://[^\s:/@]{1,128}:[^\s/@'\"`\\]{1,256}@")
+    r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000}"
+    r"|AIza[0-9A-Za-z_-]{35})"
+    r"(?![A-Za-z0-9_])|://[^\s:/@]{1,128}:[^\s/@'\"`\\]{1,256}@"
+    # a webhook URL whose path is the credential (explain/redact.py _PATH_SECRET; red team 2026-11-28e)
+    r"|(?i:hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/webhooks/"
+    r"|\.webhook\.office\.com/webhook(?:b2)?/|api\.telegram\.org/bot)[^\s'\"`<>\\]{4,1024}")
 _CREDENTIAL_NEEDLES = ("hf_", "AKIA", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-",
-                       "eyJ", "://")
+                       "eyJ", "://", "AIza", "hooks.slack", "webhook", "telegram.org/bot")
 _CREDENTIAL = []
 
 

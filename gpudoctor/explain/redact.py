@@ -27,12 +27,14 @@ import re
 MARK = "REDACTED"
 MAX_STRING = 65536  # longer strings are cut by the renderers anyway; past this only the shapes are searched
 
+# ('sshpass': sshpass -e reads the password from $SSHPASS, sshpass(1); red team 2026-11-28e)
 _LAST = {"token", "secret", "password", "passwd", "passphrase", "apikey", "credential", "credentials", "pass",
-         "auth", "jwt", "bearer", "secretkey", "accesskey", "privatekey", "accesstoken", "authtoken", "pwd"}
+         "auth", "jwt", "bearer", "secretkey", "accesskey", "privatekey", "accesstoken", "authtoken", "pwd", "sshpass"}
 _NAME_NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd")
 _SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additional", "max", "num", "new"}
 _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
-            "xox", "sk-", "eyj", "://", "mysql", "mariadb", "login", "curl")
+            "xox", "sk-", "eyj", "://", "mysql", "mariadb", "login", "curl", "aiza", "hooks.slack", "webhook",
+            "telegram.org/bot")
 
 # a name, its operator, its value (a quoted string or a run up to a separator); the name is read whole from a
 # non-word character so that no split of it is tried twice
@@ -51,8 +53,32 @@ _FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w.-]{0,80})(?P<op>=|[ \t]{1
 _SHAPES = re.compile(
     r"(?<![A-Za-z0-9_])(?:hf_[A-Za-z0-9]{30,80}|AKIA[0-9A-Z]{16}|gh[opusr]_[A-Za-z0-9]{30,80}"
     r"|github_pat_[A-Za-z0-9_]{22,120}|glpat-[A-Za-z0-9_-]{20,80}|xox[abprs]-[A-Za-z0-9-]{10,120}"
-    r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000})"
+    r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000}"
+    # a Google API key: 'AIza' and 35 more (https://cloud.google.com/docs/authentication/api-keys; red team 2026-11-28e)
+    r"|AIza[0-9A-Za-z_-]{35})"
     r"(?![A-Za-z0-9_])")
+# a URL whose path is its credential: anyone who holds it can post (red team 2026-11-28e, docs/security.md 81.):
+# Slack's incoming webhook https://hooks.slack.com/services/T../B../SECRET (https://api.slack.com/messaging/webhooks),
+# Discord's https://discord.com/api/webhooks/ID/TOKEN (https://discord.com/developers/docs/resources/webhook),
+# Microsoft Teams' https://X.webhook.office.com/webhookb2/... (https://learn.microsoft.com/microsoftteams/platform/
+# webhooks-and-connectors/how-to/add-incoming-webhook) and a Telegram bot's https://api.telegram.org/bot<token>/METHOD
+# (https://core.telegram.org/bots/api): a training loop's notification callback prints it in its HTTPError
+_PATH_SECRET = re.compile(r"(?i)(hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/webhooks/"
+                          r"|\.webhook\.office\.com/webhook(?:b2)?/|api\.telegram\.org/bot)[^\s'\"`<>\\]{4,1024}")
+# netrc(5)'s 'password' token: 'machine H login U password P' on one line (wandb login and huggingface-cli write
+# ~/.netrc; `cat ~/.netrc` in a paste), or alone at its line's end when the entry spans lines
+_NETRC = re.compile(r"(?<![\w-])login[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}password[ \t]{1,8}(?P<v>[^\s]{1,512})"
+                    r"|^[ \t]{0,40}password[ \t]{1,8}(?P<w>[^\s]{1,512})[ \t]{0,8}$", re.M)
+
+
+def _netrc(m):
+    g = "v" if m.group("v") is not None else "w"
+    v = m.group(g)
+    if _PLACEHOLDER.match(v) or v.lower().rstrip(".:!") in _PROSE:
+        return m.group(0)
+    return m.group(0)[:m.start(g) - m.start()] + MARK + m.group(0)[m.end(g) - m.start():]
+
+
 # a credential's shape or a URL's password cut short where a reader clipped the line (' ...', ' [...]', '\u2026'):
 # the whole-shape passes above need the whole value (red team 2026-11-27b); a cut value holds a digit or a capital
 # (a token's random part: 'hf_transfer', a package, is no token)
@@ -192,6 +218,8 @@ def redact(text):
         head = _assignments(_FLAG, head)
         head = _assignments(_ASSIGN, head)
         head = _assignments(_BARE_PAIR, head)
+        if "password" in low:
+            head = _NETRC.sub(_netrc, head)
     head = _SHAPES.sub(MARK, head)
     head = _PARTIAL.sub(MARK, head)
     if "bearer" in low or "basic" in low:
@@ -199,6 +227,8 @@ def redact(text):
     if "://" in low:
         head = _USERINFO.sub(lambda m: m.group(1) + MARK + "@", head)
         head = _PARTIAL_USERINFO.sub(lambda m: m.group(1) + MARK, head)
+    if "hooks.slack" in low or "webhook" in low or "telegram.org/bot" in low:
+        head = _PATH_SECRET.sub(lambda m: m.group(1) + MARK, head)
     if "=" in head and ("?" in head or "&" in head):
         head = _QUERY.sub(lambda m: m.group(0) if _PLACEHOLDER.match(m.group("value")) or not (
             secret_name(m.group("name")) or m.group("name").lower() in _QUERY_SECRET)

@@ -1,0 +1,109 @@
+"""Red team 2026-11-28e (docs/security.md 81.+): hostile inputs against gpudoctor as a user or a node hands them in.
+Each test failed before its fix."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+
+def _run(argv, cwd, timeout=120, env=None, stdin=None):
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE,
+                         cwd=str(cwd), env=env)
+    try:
+        out, err = p.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        pytest.fail("%s still ran after %d s" % (" ".join(argv), timeout))
+    return p.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def _gd(args, cwd, timeout=120, env=None, stdin=None):
+    env = dict(env or os.environ, PYTHONPATH=ROOT)
+    return _run([sys.executable, "-P", "-m", "gpudoctor"] + list(args), cwd, timeout=timeout, env=env, stdin=stdin)
+
+
+# 81.: a credential that is a URL's path (a webhook), a Google API key, netrc's password and $SSHPASS were quoted
+# back in clear by explain (its redaction read names before '=' / ':', a URL's userinfo and query, and shapes)
+
+SLACK = "https://hooks.slack.com/services/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"
+SECRETS = {
+    # (a line as a log prints it, the secret part that must not come back)
+    "slack": ("requests.exceptions.HTTPError: 404 Client Error: Not Found for url: " + SLACK,
+              "Xq9ZkLm3Np7Rt2Vw5Yb8Cd4F"),
+    "discord": ("requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: "
+                "https://discord.com/api/webhooks/112233445566778899/aBcD-eFgH_iJkLmNoPqRsTuVwXyZ0123456789abcdEFGH",
+                "aBcD-eFgH_iJkLmNoPqRsTuVwXyZ0123456789abcdEFGH"),
+    "teams": ("requests.exceptions.HTTPError: 400 Client Error: Bad Request for url: https://contoso.webhook.office"
+              ".com/webhookb2/0a1b2c3d-1111-2222-3333-444455556666@7e8f9a0b/IncomingWebhook/9c8b7a6d5e4f/1f2e3d4c",
+              "9c8b7a6d5e4f"),
+    "telegram": ("requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: "
+                 "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage",
+                 "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"),
+    "google": ("google.api_core.exceptions.PermissionDenied: 403 API key AIzaSyD3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3b "
+               "not valid", "AIzaSyD3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3b"),
+    "netrc": ("machine api.wandb.ai login user password 8f3a9c2e1b7d4f6a0c5e9b2d8f1a3c7e5b9d2f4a",
+              "8f3a9c2e1b7d4f6a0c5e9b2d8f1a3c7e5b9d2f4a"),
+    "netrc_lines": ("  password s3cr3tN3trcPw", "s3cr3tN3trcPw"),
+    "sshpass": ("+ SSHPASS=Sup3rS3cretPw sshpass -e ssh node2 true", "Sup3rS3cretPw"),
+}
+# what stays as written: prose, a placeholder, the hosts and their documentation
+KEPT = ["ssh: password authentication failed for user bob", "login failed: password is incorrect",
+        "  password required", "machine api.wandb.ai login user password $WANDB_API_KEY",
+        "see https://api.slack.com/messaging/webhooks for how to post", "SSHPASS is not set",
+        "AIzaShort key", "webhook delivery failed: https://example.com/hooks/build"]
+
+
+@pytest.mark.parametrize("name", sorted(SECRETS))
+def test_explain_redacts_path_and_netrc_secrets(name):
+    from gpudoctor.explain.redact import redact
+
+    line, secret = SECRETS[name]
+    out = redact(line)
+    assert secret not in out, out
+    assert "REDACTED" in out
+
+
+@pytest.mark.parametrize("line", KEPT)
+def test_explain_keeps_what_is_no_secret(line):
+    from gpudoctor.explain.redact import redact
+
+    assert redact(line) == line
+
+
+def test_explain_text_and_json_never_quote_a_webhook_or_netrc(tmp_path):
+    log = tmp_path / "train.log"
+    log.write_text("Epoch 3: 100%| 500/500 [02:11<00:00, loss=0.412]\n"
+                   "Traceback (most recent call last):\n"
+                   '  File "/home/u/train.py", line 88, in on_epoch_end\n'
+                   "    r.raise_for_status()\n"
+                   '  File "/usr/lib/python3/dist-packages/requests/models.py", line 1021, in raise_for_status\n'
+                   "    raise HTTPError(http_error_msg, response=self)\n"
+                   + SECRETS["slack"][0] + "\n" + SECRETS["netrc"][0] + "\n"
+                   "wandb: ERROR Error while calling W&B API: user is not logged in (<Response [401]>)\n")
+    for fmt in ([], ["--json"]):
+        rc, out, err = _gd(["explain"] + fmt + [str(log)], tmp_path)
+        assert rc in (0, 1), err
+        assert "hooks.slack.com/services/" in out  # the line is quoted, its credential is not
+        assert SECRETS["slack"][1] not in out and SECRETS["slack"][1] not in err
+        assert SECRETS["netrc"][1] not in out
+        if fmt:
+            json.loads(out)
+
+
+def test_collector_cuts_a_webhook_and_a_google_key():
+    from gpudoctor.collector import python_env
+    from gpudoctor.collector.system import credential_shape
+
+    assert credential_shape(SLACK)
+    assert credential_shape("AIzaSyD3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3b")
+    assert not credential_shape("https://api.slack.com/messaging/webhooks")
+    out = python_env._no_values("+ curl -X POST -d @msg.json " + SLACK + "\nkey AIzaSyD3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3b\n")
+    assert "Xq9ZkLm3Np7Rt2Vw5Yb8Cd4F" not in out and "SyD3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3b" not in out
+    assert "hooks.slack.com/services/" in out
