@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""Generate gpudoctor/data/knowledge/generated/call_guards.json.gz: for each refusal that torch.distributed (FSDP,
+FSDP2's fully_shard, DCP, DeviceMesh, DTensor, tensor parallel, DDP, c10d), torch.cuda, accelerate and transformers'
+Trainer raise, the public call that reaches it and what its guard tests (callfix26, issue 18 "name the fix").
+
+A library refuses a call under a condition its source tests (`if not self._use_orig_params: raise ValueError(...)`,
+`if device_id is None: raise ...`). An expert reading the message names the API the user called, the argument or
+state that test reads, and what the API's documentation says about it. This table records, per raise site, read
+statically from the pinned wheels (tools/wheelmsgs.py: never imported):
+  - text / re: the message format (knowgen.py_messages, the same reading every generated table uses) and its matcher;
+  - func: the function or method that raises (Class.method);
+  - api: the public callables that reach it: the function itself when its name and class are public, else the
+    public functions / methods of the same module that call it (up to DEPTH calls up, at most MAX_API of them) - where
+    static reading can tell (a call by its bare name or as an attribute `.name(`);
+  - guard: the tests the raise sits under (an `if` test, `not (test)` for its else branch, an assert's test), as
+    written (ast.unparse), at most MAX_GUARD characters;
+  - params: the raising function's parameters that the guard reads, where they are the api's (the same name, or the
+    api's own parameter handed on by name: send calls `_check_not_self_rank(group, group_dst, ...)`); inner: the others
+    (a value the api computes and hands on); passed: per api, its own parameter it hands on as an inner one (send's
+    group_dst reaches the check as `rank`, recv's group_src);
+  - state: the attributes `self.X` the guard reads (a constructor's argument kept as `self._X` reads as X when the
+    class's __init__ takes X: FSDP's `self._use_orig_params` is its use_orig_params; another private attribute is
+    the library's own bookkeeping and is left out).
+No family is assigned here, and the rows are the table's 'guards' (its 'sites' stay empty: knowledge.py makes no
+pattern of them): explain/callguard.py reads the table
+when another reading already chose the family, and names the call, the argument / state and the documented words
+(generated/param_docs.json, tools/gen_param_docs.py) in the fix.
+
+Usage:
+    pip download --no-deps --only-binary :all: accelerate==1.15.0 transformers==5.24.0 -d /tmp/w
+    (torch: the CPU wheel torch-2.13.0+cpu from https://download.pytorch.org/whl/cpu, here /opt/wheels)
+    python tools/gen_call_guards.py --wheel /opt/wheels/torch-2.13.0+cpu-*.whl --wheel /tmp/w/accelerate-*.whl \\
+        --wheel /tmp/w/transformers-*.whl [-o OUT]
+    python tools/gen_call_guards.py --file PATH=FILE.py ...   (one source file read as the package path PATH: the test)
+
+Sources: https://pypi.org/project/torch/ (BSD-3, github.com/pytorch/pytorch; torch/distributed/, torch/nn/parallel/,
+torch/cuda/__init__.py), https://pypi.org/project/accelerate/ (Apache-2.0, github.com/huggingface/accelerate),
+https://pypi.org/project/transformers/ (Apache-2.0, github.com/huggingface/transformers; trainer*.py,
+training_args.py, modeling_utils.py, integrations/).
+"""
+
+import argparse
+import ast
+import glob
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import knowgen  # noqa: E402
+import wheelmsgs  # noqa: E402
+
+GENERATOR = "tools/gen_call_guards.py"
+NAME = "call_guards"
+DEPTH = 3  # calls walked up from a private function to a public one
+MAX_API = 4
+MAX_GUARD = 240
+# (dist name, files of it read)
+LIBS = [
+    ("torch", r"^torch/(?:distributed|nn/parallel)/(?!(?:.*/)?(?:tests?|testing|benchmarks?|examples?)/)"
+              r"(?:[A-Za-z_0-9]+/){0,6}[A-Za-z_0-9]+\.py$|^torch/cuda/__init__\.py$"),
+    ("accelerate", r"^accelerate/(?!(?:.*/)?(?:tests?|test_utils|commands)/)(?:[A-Za-z_0-9]+/){0,4}[A-Za-z_0-9]+\.py$"),
+    ("transformers", r"^transformers/(?:trainer[a-z_]*|training_args|modeling_utils|integrations/[a-z_]+)\.py$"),
+]
+
+
+def _private(name):
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _funcs(tree):
+    """[(qualname, class name or None, FunctionDef)] of the module's functions and its classes' methods, those
+    defined under a module-level `if` / `try` too (torch/distributed/device_mesh.py defines DeviceMesh and
+    init_device_mesh under `if not is_available(): ... else:`)."""
+    out = []
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append((node.name, None, node))
+            elif isinstance(node, ast.ClassDef):
+                for sub in node.body:
+                    if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        out.append(("%s.%s" % (node.name, sub.name), node.name, sub))
+            elif isinstance(node, (ast.If, ast.Try)):
+                visit(node.body)
+                visit(node.orelse)
+                for h in getattr(node, "handlers", []):
+                    visit(h.body)
+
+    visit(tree.body)
+    return out
+
+
+def _params(fn):
+    a = fn.args
+    return [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg not in ("self", "cls")]
+
+
+def _calls(fn):
+    """The names a function calls: `name(` and `.name(`."""
+    out = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Name):
+                out.add(f.id)
+            elif isinstance(f, ast.Attribute):
+                out.add(f.attr)
+    return out
+
+
+def _passed(fn, callers):
+    """{helper parameter: the caller's parameter passed to it} where every caller that calls ``fn`` directly by name
+    passes the same plain name (send calls `_check_not_self_rank(group, dst, "destination")`: rank <- dst)."""
+    out, names = {}, _params(fn)  # (a method's `self.helper(a, b)` hands a, b to the parameters after self)
+    for caller in callers:
+        if caller is None:
+            continue
+        for node in ast.walk(caller):
+            if not (isinstance(node, ast.Call) and (
+                    isinstance(node.func, ast.Name) and node.func.id == fn.name or
+                    isinstance(node.func, ast.Attribute) and node.func.attr == fn.name)):
+                continue
+            given = {}
+            for i, arg in enumerate(node.args):
+                if isinstance(arg, ast.Name) and i < len(names):
+                    given[names[i]] = arg.id
+            for kw in node.keywords:
+                if kw.arg and isinstance(kw.value, ast.Name):
+                    given[kw.arg] = kw.value.id
+            for k, v in given.items():
+                if out.setdefault(k, v) != v:
+                    out[k] = None
+    return {k: v for k, v in out.items() if v}
+
+
+def _public(qual, cls):
+    name = qual.rsplit(".", 1)[-1]
+    if cls is not None and _private(cls):
+        return False
+    return not _private(name)
+
+
+def _apis(qual, cls, fn, funcs, calls):
+    """The public callables of the module that reach ``fn`` (itself when public)."""
+    if _public(qual, cls):
+        return [qual]
+    seen, frontier, found = {qual}, [fn.name], []
+    for _ in range(DEPTH):
+        nxt = []
+        for q, c, f in funcs:
+            if q in seen or not (calls[q] & set(frontier)):
+                continue
+            seen.add(q)
+            if _public(q, c):
+                if f.name == "__init__":
+                    q = c
+                found.append(q)
+            else:
+                nxt.append(f.name)
+        if found or not nxt:
+            break
+        frontier = nxt
+    return sorted(set(found))[:MAX_API] if len(set(found)) <= MAX_API else []
+
+
+def _guard(fn, line):
+    """[(how, test node)] of the tests that the statement at ``line`` sits under within ``fn``."""
+    path = []
+
+    def walk(node):
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            for i, child in enumerate(getattr(node, field, []) or []):
+                if not hasattr(child, "lineno"):
+                    continue
+                end = getattr(child, "end_lineno", child.lineno)
+                if child.lineno <= line <= end:
+                    if isinstance(node, ast.If) and field in ("body", "orelse"):
+                        path.append(("if" if field == "body" else "else", node.test))
+                    if isinstance(child, ast.Assert) and child.lineno <= line <= end:
+                        path.append(("assert", child.test))
+                    walk(child)
+                    return
+
+    walk(fn)
+    return path
+
+
+def _reads(tests):
+    names, attrs = set(), set()
+    for _how, t in tests:
+        for node in ast.walk(t):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                attrs.add(node.attr)
+    return names, attrs
+
+
+def _text(how, test):
+    src = ast.unparse(test)
+    if how == "else":
+        return "not (%s)" % src
+    # the tests are joined with 'and': an 'or' / a conditional expression keeps its own parentheses
+    return "(%s)" % src if isinstance(test, (ast.BoolOp, ast.IfExp)) and not isinstance(
+        getattr(test, "op", None), ast.And) else src
+
+
+def sites_of_file(path, src, version):
+    """The rows of one source file (``path``: its package path, torch/distributed/device_mesh.py)."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return []
+    funcs = _funcs(tree)
+    calls = {q: _calls(f) for q, _c, f in funcs}
+    inits = {c: set(_params(f)) for q, c, f in funcs if c and f.name == "__init__"}
+    module = path[:-3].replace("/", ".")
+    if module.endswith(".__init__"):
+        module = module[:-len(".__init__")]
+    rows = []
+    for level, where, fmt, first in wheelmsgs.sites_of(path, [src]):
+        if level != "raise" or not knowgen.own_enough(fmt):
+            continue
+        line = int(where.rsplit(":", 1)[1])
+        owner = [(q, c, f) for q, c, f in funcs if f.lineno <= line <= f.end_lineno]
+        if not owner:
+            continue
+        qual, cls, fn = owner[-1]
+        tests = _guard(fn, line)
+        names, attrs = _reads(tests)
+        apis = _apis(qual, cls, fn, funcs, calls)
+        # a private helper's parameter is named only when the public call has one of that name (send's dst reaches
+        # _check_not_self_rank as `rank`: not a name the user wrote)
+        byq = {q: f for q, _c, f in funcs}
+        api_params = set()
+        for a in apis:
+            f = byq.get(a) or byq.get(a + ".__init__")
+            api_params.update(_params(f) if f is not None else ())
+        renamed = _passed(fn, [byq.get(a) or byq.get(a + ".__init__") for a in apis]) if qual not in apis else {}
+        params, inner = [], []
+        for p in _params(fn):
+            if p not in names:
+                continue
+            if qual in apis or p in api_params:
+                params.append(p)
+            elif renamed.get(p) in api_params:
+                params.append(renamed[p])  # the public call's own argument handed on under this name
+            else:
+                inner.append(p)  # what the public call computes and hands on under this name
+        # per public call, its own argument it hands on as an inner one (send: rank <- group_dst, recv: <- group_src)
+        passed = {}
+        for a in apis:
+            f = byq.get(a) or byq.get(a + ".__init__")
+            if f is None or qual in apis:
+                continue
+            got = {k: v for k, v in _passed(fn, [f]).items() if k in inner and v in _params(f)}
+            if got:
+                passed["%s.%s" % (module, a)] = got
+        state = []
+        for a in sorted(attrs):
+            bare = a.lstrip("_")
+            if cls and bare in inits.get(cls, ()):
+                state.append(bare)
+            elif not a.startswith("_"):
+                state.append("self." + a)  # (a private attribute no constructor argument sets: not the user's)
+        rx, _lit = knowgen.matcher(fmt, first)
+        if rx is None:
+            continue
+        guard = " and ".join(_text(h, t) for h, t in tests)
+        rows.append({"where": where, "text": fmt, "re": rx, "func": "%s.%s" % (module, qual),
+                     "api": ["%s.%s" % (module, a) for a in apis], "guard": guard[:MAX_GUARD],
+                     "params": params, "inner": inner, "passed": passed, "state": state, "package": path.split("/", 1)[0]})
+    return rows
+
+
+def build(files, version):
+    ids, sites = set(), []
+    for path, src in files:
+        for row in sites_of_file(path, src, version):
+            row["id"] = knowgen.unique_id("%s.%s" % (NAME, knowgen.slug(row["text"])[:60]), ids)
+            sites.append(row)
+    # one text raised at sites of different calls: the calls all stay listed (the traceback's frame picks one)
+    return {"header": knowgen.header(
+        "the PyPI releases (https://pypi.org/project/<name>/; torch's CPU wheel from "
+        "https://download.pytorch.org/whl/cpu): %s" % version, version, GENERATOR,
+        "raise sites of torch.distributed / torch.cuda / accelerate / transformers' Trainer: the public call that "
+        "reaches each, the tests guarding it and the arguments / state they read; no family (read by "
+        "explain/callguard.py)"), "sites": [], "guards": sites}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--wheel", action="append", default=[])
+    ap.add_argument("--file", action="append", default=[], help="PATH=FILE: one source read as package path PATH")
+    ap.add_argument("-o", "--out")
+    a = ap.parse_args(argv)
+    files, versions = [], []
+    for pattern in a.wheel:
+        for whl in sorted(glob.glob(pattern))[-1:]:
+            dist = os.path.basename(whl).split("-", 1)[0]
+            rx = dict(LIBS).get(dist)
+            if rx is None:
+                raise SystemExit("%s: not one of %s" % (whl, ", ".join(d for d, _ in LIBS)))
+            f, v = wheelmsgs.from_wheel(whl, rx, dist)
+            files += f
+            versions.append(v.split(" (")[0])
+    for spec in a.file:
+        path, _, real = spec.partition("=")
+        with open(real, encoding="utf-8") as f:
+            files.append((path, f.read()))
+        versions.append("file %s" % path)
+    if not files:
+        raise SystemExit("nothing to read: give --wheel or --file")
+    doc = build(files, ", ".join(versions))
+    # (its rows are 'guards', not 'sites': no message pattern, nor a row of docs/explain.md's coverage table, is made
+    # of them; param_docs.json keeps 'sites' empty the same way)
+    path = knowgen.write(NAME, doc, a.out)
+    g = doc["guards"]
+    print("%s: %d raise sites, %d with a public call, %d reading an argument or a state" % (
+        path, len(g), sum(1 for x in g if x["api"]), sum(1 for x in g if x["params"] or x["state"])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
