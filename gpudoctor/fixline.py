@@ -146,11 +146,13 @@ class Shown(object):
         vals = sorted(vals, key=len, reverse=True)
         self._rx = re.compile("|".join(re.escape(v) for v in vals)) if vals and not self._every else None
 
-    def __call__(self, text):
+    def __call__(self, text, as_word=None):
+        """``as_word``: how a value is written (default shown_word)."""
         if not isinstance(text, str):
             return text
+        as_word = as_word or shown_word
         if self._every:
-            return _WORD.sub(lambda m: shown_word(m.group(0)) if _acts(m.group(0)) else m.group(0), text)
+            return _WORD.sub(lambda m: as_word(m.group(0)) if _acts(m.group(0)) else m.group(0), text)
         if self._rx is None:
             return text
         runs, pos = [], 0
@@ -172,7 +174,7 @@ class Shown(object):
                     continue
                 s, e = s - 1, e + 1  # the check's own 'a;b c': written as shown_word writes it (never split)
             out.append(text[last:s])
-            out.append(shown_word(word))
+            out.append(as_word(word))
             last = e
         out.append(text[last:])
         return "".join(out)

@@ -107,3 +107,58 @@ def test_collector_cuts_a_webhook_and_a_google_key():
     out = python_env._no_values("+ curl -X POST -d @msg.json " + SLACK + "\nkey AIzaSyD3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3b\n")
     assert "Xq9ZkLm3Np7Rt2Vw5Yb8Cd4F" not in out and "SyD3fG5hJ7kL9mN1pQ3rS5tU7vW9xY1zA3b" not in out
     assert "hooks.slack.com/services/" in out
+
+
+# 82.: plan's notes wrote an accelerate config's value bare (`give --rdzv_backend X on the launch line`): the note's
+# windows (78.) were the launch line's only, and the value was cut to 20 characters
+
+ACC = ("compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nmachine_rank: 0\nmain_process_ip: 10.0.0.1\n"
+       "main_process_port: 29500\nnum_machines: 2\nnum_processes: 16\nrdzv_backend: %s\n")
+HOSTILE = ["'x; touch M; #'", "'x: touch M; #'", "'`touch M`'", "'x, touch M; #'", "\"x' ; touch M ; '\"",
+           "'$(touch M)'", "'a\\tb; touch M'"]
+
+
+def _pasted_lines(lines, tmp_path):
+    """Each line and each clause after ': ', '; ', ', ', ' (' or two blanks outside a quoted word, pasted alone into
+    a restricted bash whose PATH holds only touch: what it created."""
+    import re
+    import shutil
+
+    from gpudoctor.fixline import keep_quoted
+
+    box = tmp_path / "box"
+    (box / "bin").mkdir(parents=True, exist_ok=True)
+    (box / "w").mkdir(exist_ok=True)
+    if not (box / "bin" / "touch").exists():
+        os.symlink(shutil.which("touch"), str(box / "bin" / "touch"))
+    todo = []
+    for x in lines:
+        todo += [x[m.end():] for m in re.finditer(r"^|: |; |, | \(|  +", keep_quoted(x))]
+    for line in todo:
+        subprocess.run([shutil.which("bash"), "--norc", "--noprofile", "-r", "-c", line], cwd=str(box / "w"),
+                       timeout=30, env={"PATH": str(box / "bin"), "HOME": str(box / "w"), "LC_ALL": "C"},
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return sorted(os.listdir(str(box / "w")))
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_plan_note_shows_a_config_value_as_one_inert_word(value, tmp_path):
+    (tmp_path / "acc.yaml").write_text(ACC % value)
+    (tmp_path / "job.sh").write_text("#!/bin/bash\n#SBATCH -N 2\nsrun accelerate launch --config_file acc.yaml "
+                                     "train.py\n")
+    for args in (["plan", "--accelerate-config", "acc.yaml", "--launch", "accelerate launch train.py"],
+                 ["plan", "job.sh"]):
+        rc, out, err = _gd(args, tmp_path)
+        assert rc == 0, err
+        notes = [x for x in out.splitlines() if "rdzv_backend" in x and "not used" in x]
+        assert notes, out
+        assert _pasted_lines(notes, tmp_path) == [], notes
+
+
+def test_plan_note_keeps_a_plain_config_value(tmp_path):
+    (tmp_path / "acc.yaml").write_text(ACC % "c10d")
+    rc, out, err = _gd(["plan", "--accelerate-config", "acc.yaml", "--launch", "accelerate launch train.py"], tmp_path)
+    assert rc == 0, err
+    assert ("rdzv_backend c10d in the config is not used: accelerate launch's --rdzv_backend (default static) wins "
+            "over it, so the rendezvous is static and the node rank counts; give --rdzv_backend c10d on the launch "
+            "line") in out

@@ -63,6 +63,7 @@ def load_config(path, plan, flagged=False):
         doc = configs.load_json(path, "accelerate config")
     else:
         doc = configs.load_yaml(path, "accelerate config")
+    plan.add_config_values(doc)
     env = doc.get("compute_environment", "LOCAL_MACHINE")
     if env not in COMPUTE_ENVIRONMENTS:
         refuse("accelerate", "%s: %s is not a valid ComputeEnvironment" % (path, excerpt(env, 30)))
@@ -299,9 +300,11 @@ def read(plan, argv, environ, config_path=None):
         # accelerate 16cb6eb8 commands/launch.py: --rdzv_backend defaults to "static" (not None),
         # and _validate_launch_command copies a config value only into a flag still None, so
         # the config's rdzv_backend never reaches torchrun (the reading above does the same)
+        cut = str(cfg)[:40]
+        plan.config_values.append(cut)  # (the note's cut is a config value too: shown as one word, 82.)
         plan.note("rdzv_backend %s in the config is not used: accelerate launch's --rdzv_backend (default static) "
                   "wins over it, so the rendezvous is %s and the node rank counts; give --rdzv_backend %s on the "
-                  "launch line" % (str(cfg)[:20], plan.rdzv_backend, str(cfg)[:20]))
+                  "launch line" % (cut, plan.rdzv_backend, cut))
     if a.machine_rank is not None and _rank_read(a, nm, plan.rdzv_backend, dtype, doc is not None):
         plan.machine_rank = a.machine_rank
     if plan.master_addr and plan.master_port:

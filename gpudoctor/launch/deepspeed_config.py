@@ -8,6 +8,7 @@ from gpudoctor.launch import configs
 
 def read_ds_config(plan, path):
     doc = configs.load_json(os.path.expanduser(path))
+    plan.add_config_values(doc)
     plan.sources.append("DeepSpeed config %s" % path)
     plan.ds_config = path
     plan.add_file(os.path.expanduser(path))

@@ -8,6 +8,7 @@ plan: only names on the collector's allow-list keep their value (redact()).
 """
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
@@ -79,6 +80,9 @@ class Plan:
     files: List[str] = field(default_factory=list)  # absolute paths every node must hold
     notes: List[str] = field(default_factory=list)  # what the launcher would warn about
     script_findings: List[str] = field(default_factory=list)  # read from a launch script (launch/script.py)
+    # the text values (and keys) of the configs read: a note that names one shows it as one shell word (red team
+    # 2026-11-28e, docs/security.md 82.); not in the JSON (the configs' own data)
+    config_values: List[str] = field(default_factory=list)
 
     # ------------------------------------------------------------ derived
     def world_size(self):
@@ -111,6 +115,19 @@ class Plan:
             p = os.path.normpath(os.path.join(base or os.getcwd(), p))
         if p not in self.files:
             self.files.append(p)
+
+    def add_config_values(self, doc, limit=10000):
+        """Every text key and value of a parsed config (dicts and lists walked, at most ``limit`` kept)."""
+        todo = [doc]
+        while todo and len(self.config_values) < limit:
+            x = todo.pop()
+            if isinstance(x, dict):
+                todo.extend(x.keys())
+                todo.extend(x.values())
+            elif isinstance(x, (list, tuple)):
+                todo.extend(x)
+            elif isinstance(x, str):
+                self.config_values.append(x)
 
     def note(self, text):
         if text not in self.notes:
@@ -152,6 +169,28 @@ def _range(lo, hi):
     return str(lo) if lo == hi else "%s to %s" % (lo, hi)
 
 
+_MARK = re.compile("\ue000([0-9]{1,6})\ue001")
+
+
+def _noted(note, shown, windows):
+    """A note as printed: a config's value in it (``shown``: fixline.Shown of Plan.config_values) is one inert shell
+    word, the rest written as explain writes its prose (fixline.guarded_prose, docs/security.md 78.). (A config's
+    value in a note was bare: `give --rdzv_backend x;touch M;# on the launch line` ran touch when its clause was
+    pasted, docs/security.md 82.) The values are held out of guarded_prose by marks, so it does not quote their
+    quoting again."""
+    from gpudoctor.fixline import guarded_prose, inert_word
+
+    words = []
+
+    def mark(word):
+        words.append(inert_word(word))
+        return "\ue000%d\ue001" % (len(words) - 1)
+
+    text = guarded_prose(shown(note, mark), windows)
+    return _MARK.sub(lambda m: words[int(m.group(1))] if int(m.group(1)) < len(words) else m.group(0), text) \
+        if words else text
+
+
 def render_text(plan, windows=()):
     """The plan as a person reads it (`gpudoctor plan`); ``windows``: the input's own blank-followed separators
     (fixline.input_windows), for the notes."""
@@ -172,7 +211,7 @@ def render_text(plan, windows=()):
         w("rendezvous     %s %s" % (plan.rdzv_backend or "?", plan.rdzv_endpoint or ""))
     # (a launch line's words: one a shell acts on is one sh() word, as check's descriptions show a node's values
     # (docs/security.md 27., 42.): 'env set NCCL_SOCKET_IFNAME=eth0;touch X' ran touch when the assignment was copied)
-    from gpudoctor.fixline import hostile, shown_word
+    from gpudoctor.fixline import Shown, hostile, shown_word
 
     def word(v):
         v = str(v)
@@ -191,11 +230,10 @@ def render_text(plan, windows=()):
             _n(b.train_batch_size), _n(b.micro_batch_per_gpu), _n(b.gradient_accumulation_steps),
             _range(plan.world_min, plan.world_max),
             "ok" if b.ok else ("not judged" if b.ok is None else "DeepSpeed refuses: %s" % b.error)))
-    from gpudoctor.fixline import guarded_prose
-
+    shown = Shown(plan.config_values)
     for note in plan.notes:
         # (prose around a launch line's words: written as explain writes its prose, docs/security.md 78.)
-        w("note           %s" % guarded_prose(note, windows))
+        w("note           %s" % _noted(note, shown, windows))
     # every value here came from a launch line, a config or a hostfile: a control character
     # (an escape sequence that retitles or clears the terminal) is shown escaped, never sent
     from gpudoctor.report.text import _printable
