@@ -34,6 +34,22 @@ class _LazyModule(object):
 re = _LazyModule("re")
 
 
+# A URL whose path is its credential: anyone who holds it can post (red team 2026-11-28e, docs/security.md 81.).
+# Slack's incoming webhook https://hooks.slack.com/services/T../B../SECRET (https://api.slack.com/messaging/webhooks);
+# Discord's https://discord.com/api/webhooks/ID/TOKEN (https://discord.com/developers/docs/resources/webhook), which
+# discord.py prints with the API version (discord/http.py Route.BASE 'https://discord.com/api/v10'); Microsoft
+# Teams' https://X.webhook.office.com/webhookb2/... (https://learn.microsoft.com/microsoftteams/platform/
+# webhooks-and-connectors/how-to/add-incoming-webhook) and its legacy Office 365 connector
+# https://outlook.office.com/webhook/...; a Telegram bot's https://api.telegram.org/bot<token>/METHOD and its file
+# download https://api.telegram.org/file/bot<token>/PATH (https://core.telegram.org/bots/api). Group 1 is the part
+# kept. The collector's CREDENTIAL_RE (system.py) and wrapper-output cutting (python_env.py) read it from here;
+# explain/redact.py _PATH_SECRET holds the same text (explain imports no collector module; tests/test_review26.py).
+WEBHOOK_PATH_RE = (r"(hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/"
+                   r"(?:v\d{1,2}/)?webhooks/|\.webhook\.office\.com/webhook(?:b2)?/"
+                   r"|outlook\.office(?:365)?\.com/webhook/|api\.telegram\.org/(?:file/)?bot)[^\s'\"`<>\\]{4,1024}")
+WEBHOOK_NEEDLES = ("hooks.slack", "webhook", "telegram.org/")
+
+
 class Pattern(object):
     """``re.compile(pattern, flags)``, compiled on first use (a section that never matches
     anything never imports re): every attribute of the compiled pattern (match, search,

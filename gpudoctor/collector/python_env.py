@@ -4,7 +4,7 @@ files; torch is never imported here (it costs seconds and may touch the GPU)."""
 import os
 import sys
 
-from .base import Pattern, Unsupported, re, run_command, section
+from .base import WEBHOOK_PATH_RE, Pattern, Unsupported, re, run_command, section
 
 try:
     import _struct as struct  # what struct.py re-exports (unpack_from, error), without its lookup on sys.path
@@ -570,9 +570,8 @@ _AUTH_SCHEME = Pattern(r"(?<![\w-])(Bearer|Basic|Digest)([ \t]{1,4})([A-Za-z0-9.
 # (the user may be empty: Redis' `redis://:X@host`; a registry login's `-p X` and `wandb login KEY`, as
 # explain/redact.py reads them: docs/security.md 77.)
 _URL_PASSWORD = Pattern(r"(://[^\s:/@'\"]{0,128}:)[^\s/@'\"]{1,256}@")
-# a webhook URL whose path is the credential (Slack, Discord, Teams, a Telegram bot: explain/redact.py _PATH_SECRET)
-_URL_PATH_SECRET = Pattern(r"(?i)(hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/webhooks/"
-                           r"|\.webhook\.office\.com/webhook(?:b2)?/|api\.telegram\.org/bot)[^\s'\"`<>\\]{4,1024}")
+# a webhook URL whose path is the credential (Slack, Discord, Teams, a Telegram bot: base.WEBHOOK_PATH_RE)
+_URL_PATH_SECRET = Pattern("(?i)" + WEBHOOK_PATH_RE)
 _PW_PROGRAM = Pattern(r"(?<![\w.-])(mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb"
                          r"|mariadb-dump|mariadb-admin|sshpass|curl|(?:docker|podman|nerdctl|buildah|skopeo|oras|crane"
                          r"|helm[ \t]{1,4}registry)[ \t]{1,4}login)(?![\w.-])[^\n;|&]{0,600}")

@@ -2,7 +2,7 @@
 
 import os
 
-from .base import Unsupported, section
+from .base import WEBHOOK_NEEDLES, WEBHOOK_PATH_RE, Unsupported, section
 
 try:
     # the C module that socket.py wraps: gethostname, gethostbyaddr, getaddrinfo, inet_* and
@@ -94,11 +94,10 @@ CREDENTIAL_RE = (
     r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000}"
     r"|AIza[0-9A-Za-z_-]{35})"
     r"(?![A-Za-z0-9_])|://[^\s:/@]{1,128}:[^\s/@'\"`\\]{1,256}@"
-    # a webhook URL whose path is the credential (explain/redact.py _PATH_SECRET; red team 2026-11-28e)
-    r"|(?i:hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/webhooks/"
-    r"|\.webhook\.office\.com/webhook(?:b2)?/|api\.telegram\.org/bot)[^\s'\"`<>\\]{4,1024}")
+    # a webhook URL whose path is the credential (base.WEBHOOK_PATH_RE; red team 2026-11-28e)
+    r"|(?i:" + WEBHOOK_PATH_RE + ")")
 _CREDENTIAL_NEEDLES = ("hf_", "AKIA", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-",
-                       "eyJ", "://", "AIza", "hooks.slack", "webhook", "telegram.org/bot")
+                       "eyJ", "://", "AIza") + WEBHOOK_NEEDLES
 _CREDENTIAL = []
 
 

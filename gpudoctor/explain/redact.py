@@ -34,7 +34,7 @@ _NAME_NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "beare
 _SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additional", "max", "num", "new"}
 _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
             "xox", "sk-", "eyj", "://", "mysql", "mariadb", "login", "curl", "aiza", "hooks.slack", "webhook",
-            "telegram.org/bot")
+            "telegram.org/")
 
 # a name, its operator, its value (a quoted string or a run up to a separator); the name is read whole from a
 # non-word character so that no split of it is tried twice
@@ -57,14 +57,16 @@ _SHAPES = re.compile(
     # a Google API key: 'AIza' and 35 more (https://cloud.google.com/docs/authentication/api-keys; red team 2026-11-28e)
     r"|AIza[0-9A-Za-z_-]{35})"
     r"(?![A-Za-z0-9_])")
-# a URL whose path is its credential: anyone who holds it can post (red team 2026-11-28e, docs/security.md 81.):
-# Slack's incoming webhook https://hooks.slack.com/services/T../B../SECRET (https://api.slack.com/messaging/webhooks),
-# Discord's https://discord.com/api/webhooks/ID/TOKEN (https://discord.com/developers/docs/resources/webhook),
-# Microsoft Teams' https://X.webhook.office.com/webhookb2/... (https://learn.microsoft.com/microsoftteams/platform/
-# webhooks-and-connectors/how-to/add-incoming-webhook) and a Telegram bot's https://api.telegram.org/bot<token>/METHOD
-# (https://core.telegram.org/bots/api): a training loop's notification callback prints it in its HTTPError
-_PATH_SECRET = re.compile(r"(?i)(hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/webhooks/"
-                          r"|\.webhook\.office\.com/webhook(?:b2)?/|api\.telegram\.org/bot)[^\s'\"`<>\\]{4,1024}")
+# a URL whose path is its credential: anyone who holds it can post (red team 2026-11-28e, docs/security.md 81.);
+# the services and forms read, with their sources, are listed at gpudoctor/collector/base.py WEBHOOK_PATH_RE, whose
+# text this is (explain imports no collector module; tests/test_review26.py keeps the two equal): Slack's
+# hooks.slack.com/services/..., Discord's /api/webhooks/ID/TOKEN and discord.py's /api/v10/webhooks/...,
+# Teams' *.webhook.office.com/webhookb2/... and legacy outlook.office.com/webhook/..., a Telegram bot's
+# api.telegram.org/bot<token>/... and /file/bot<token>/...: a notification callback prints it in its HTTPError
+_PATH_SECRET = re.compile(r"(?i)(hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/"
+                          r"(?:v\d{1,2}/)?webhooks/|\.webhook\.office\.com/webhook(?:b2)?/|outlook\.office(?:365)?\.com"
+                          r"/webhook/|api\.telegram\.org/(?:file/)?bot)[^\s'\"`<>\\]{4,1024}")
+_WEBHOOK_NEEDLES = ("hooks.slack", "webhook", "telegram.org/")
 # netrc(5)'s 'password' token: 'machine H login U password P' on one line (wandb login and huggingface-cli write
 # ~/.netrc; `cat ~/.netrc` in a paste), or alone at its line's end when the entry spans lines
 _NETRC = re.compile(r"(?<![\w-])login[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}password[ \t]{1,8}(?P<v>[^\s]{1,512})"
@@ -227,7 +229,7 @@ def redact(text):
     if "://" in low:
         head = _USERINFO.sub(lambda m: m.group(1) + MARK + "@", head)
         head = _PARTIAL_USERINFO.sub(lambda m: m.group(1) + MARK, head)
-    if "hooks.slack" in low or "webhook" in low or "telegram.org/bot" in low:
+    if any(n in low for n in _WEBHOOK_NEEDLES):
         head = _PATH_SECRET.sub(lambda m: m.group(1) + MARK, head)
     if "=" in head and ("?" in head or "&" in head):
         head = _QUERY.sub(lambda m: m.group(0) if _PLACEHOLDER.match(m.group("value")) or not (
