@@ -313,14 +313,39 @@ def _vtuple(v):
 
 
 def _version_gap(node_ver, tver):
-    """What the table's NCCL is to the node's: the table lists the names one release reads (and, for
-    names since dropped, the releases that read them), not when a current name first appeared; a node
-    that runs another NCCL is told so (a real 2x H100 ran 2.28.9 beside a 2.30.7 table, session 24)."""
+    """What the table's NCCL is to the node's: the table lists the names one release reads, the releases
+    that read a name since dropped, and the release that first read each current name (judge_names notes a
+    name first read after the node's NCCL); a node that runs another NCCL is told so (a real 2x H100 ran
+    2.28.9 beside a 2.30.7 table, session 24)."""
     if not node_ver or node_ver == tver:
         return ""
     if _vtuple(node_ver) < _vtuple(tver):
-        return " (this node loads %s: a name added after it would pass)" % node_ver
+        return " (this node loads %s: a name NCCL first read after it is noted)" % node_ver
     return " (this node loads %s, newer: a name added since is called unknown)" % node_ver
+
+
+def _not_read_by_node(entry, node_ver, scanned):
+    """The release to name as not reading a current libnccl name on this node's NCCL, or None. The table's
+    first_seen_in is the first release tag (https://github.com/NVIDIA/nccl/tags) whose src/ reads the name and
+    not_in the tag before it; a node between the two on an untagged release (2.30.5: NCCL's page says
+    NCCL_NET_MERGE_POLICY is read 'since 2.30.5', the first tag that reads it is 2.30.7) is not judged. A name
+    PyTorch or a plugin shipped beside NCCL also reads (read_by) is read whatever the node's NCCL."""
+    if not entry or not node_ver or not entry.get("first_seen_in") or set(entry.get("read_by") or ()) - {
+            "nccl", "nccl-docs"}:
+        return None
+    try:
+        mine, first = _vtuple(node_ver), _vtuple(entry["first_seen_in"])
+        if node_ver in (entry.get("not_read_in") or ()):
+            return node_ver
+        if mine >= first:
+            return None
+        if node_ver in scanned:
+            return node_ver
+        if entry.get("not_in") and mine <= _vtuple(entry["not_in"]):
+            return entry["not_in"]
+    except (TypeError, ValueError, AttributeError):
+        pass
+    return None
 
 
 # Which read_by values make a name real for a job; a typo is only ever pointed at one of
@@ -339,6 +364,14 @@ def judge_names(names, value_of, where=lambda n: "", node_ver=None):
     readable = sorted(n for n, e in known.items() if set(e["read_by"]) & set(READERS))
     for name in names:
         entry = known.get(name)
+        late = _not_read_by_node(entry, node_ver, table["nccl"].get("releases_scanned") or ())
+        if late:
+            yield Finding.info(
+                "%s%s is first read by NCCL %s (%s%s): this node loads NCCL %s, %s: it has no effect here" % (
+                    name, where(name), entry["first_seen_in"], ", ".join(entry.get("files") or ()) or "src/",
+                    "" if late == node_ver else "; NCCL %s does not read it" % late, node_ver,
+                    "which does not read it" if late == node_ver else "older"))
+            continue
         if name in table["not_nccl"] or (entry and set(entry["read_by"]) - {"nccl-docs"}):
             continue  # read by NCCL, a plugin shipped with it, its contrib libraries or PyTorch
         if entry:  # documented, and not read by the source
@@ -355,6 +388,15 @@ def judge_names(names, value_of, where=lambda n: "", node_ver=None):
                 pass
             span = f["first_seen_in"] if f["first_seen_in"] == f["last_seen_in"] else "%s to %s" % (
                 f["first_seen_in"], f["last_seen_in"])
+            try:
+                older = bool(node_ver) and _vtuple(node_ver) < _vtuple(f["first_seen_in"])
+            except (KeyError, ValueError, AttributeError, TypeError):
+                older = False
+            if older:  # the node's NCCL predates it as well
+                yield Finding.info("%s%s was read by NCCL %s (%s) only: this node loads NCCL %s, which does not "
+                                   "read it: it has no effect here" % (name, where(name), span,
+                                                                      ", ".join(f["files"]), node_ver))
+                continue
             yield Finding.info(
                 "%s%s was read by NCCL %s (%s), not by NCCL %s: it has no effect with a newer NCCL" % (
                     name, where(name), span, ", ".join(f["files"]), nver))

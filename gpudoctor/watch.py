@@ -31,6 +31,14 @@ UNEVEN = 30.0  # utilization points between samples (or GPUs) that make it "unev
 SOCKET_MIN = 1e6  # bytes/s on an interface that count as the job's traffic
 RDMA_MIN = 1e6  # bytes/s through the HCAs that count as traffic
 SLOW_LINK = 0.5  # a node whose link carries under half of the others' median is a straggler
+# GPU memory (NVML's used, nvmlDeviceGetMemoryInfo; PyTorch's caching allocator counts there what it reserved,
+# https://pytorch.org/docs/stable/notes/cuda.html#memory-management): a GPU whose peak leaves under 5% of the card
+# free has no room for a longer sequence, an eval step or fragmentation (vLLM takes 90% by its
+# gpu_memory_utilization default, JAX 75% by XLA_PYTHON_CLIENT_MEM_FRACTION: both stay under it). One of the job's
+# GPUs holding over 1.5x the median of the others and 4 GiB more is uneven: data parallel ranks hold the same.
+MEM_FULL = 0.95
+MEM_UNEVEN = 1.5
+MEM_UNEVEN_MIB = 4096
 
 # https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html
 NCCL_ENV_DOC = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
@@ -797,6 +805,109 @@ def watch_transport(facts, config):
     yield make(msg, fix=_socket_fix(causes, exports, notes, has_hca), exports=exports if has_hca else {})
     for n in notes:
         yield Finding.info(n)
+
+
+def _gib(mib):
+    return "%.1f" % (mib / 1024.0)
+
+
+def stray_contexts(w):
+    """[(pid, [its GPUs])] of the job's processes that hold a context on a GPU another job process also holds,
+    beside a GPU of their own: a rank that touched cuda:0 before torch.cuda.set_device(local_rank) (a barrier,
+    torch.cuda.synchronize(), an object loaded with map_location left out) keeps a context of several hundred MiB
+    there (https://pytorch.org/docs/stable/generated/torch.cuda.set_device.html). One process alone on several
+    GPUs (DataParallel, device_map="auto") is not one."""
+    on = job_gpus(w)
+    out = []
+    for p in processes(w):
+        ids = _gpu_ids(p)
+        if len(ids) >= 2 and any(len(on.get(i, ())) >= 2 for i in ids):
+            out.append((p.get("pid"), ids))
+    return out
+
+
+@check("watch.memory", title="the job's GPU memory has room and is held evenly", needs=("watch",), severity="warning",
+       registry=WATCH)
+def watch_memory(facts, config):
+    """Each GPU's peak memory held in the window (NVML's used) against its total, and the job's GPUs against each
+    other: a GPU near full, one holding far more than the others, or ranks holding contexts on another's GPU."""
+    w = facts["watch"]
+    gs = gpu_stats(w)
+    if not gs:
+        yield NA("no GPU to judge: %s" % (_dict(w.get("gpu")).get("reason") or "none listed"))
+        return
+    on = job_gpus(w)
+    # untrusted node output: a GPU's index is judged only where it is an integer
+    mine = [g for g in gs if _int(g["index"]) is not None and g["index"] in on] or [
+        g for g in gs if g["state"] != "idle"]
+    if not mine:
+        yield NA("no GPU runs the job here (every GPU idle, no compute process on one)")
+        return
+    unread = [g for g in mine if g["mem_used_mib"] is None or not g["mem_total_mib"]]
+    if unread:
+        yield Skip("no memory reading for GPU %s (%s did not report used/total memory)" % (
+            ",".join(str(g["index"]) for g in unread), _dict(w.get("gpu")).get("source") or "the sampler"))
+        return
+    found = False
+    full = [g for g in mine if g["mem_used_mib"] >= MEM_FULL * g["mem_total_mib"]]
+    if full:
+        found = True
+        yield Finding.warning(
+            "GPU memory near full: %s: %s GiB free at the peak: a longer sequence, a larger batch, an eval step "
+            "or fragmentation fails with CUDA out of memory" % ("; ".join(
+                "GPU %s holds %s of %s GiB (%.0f%%)" % (g["index"], _gib(g["mem_used_mib"]), _gib(g["mem_total_mib"]),
+                                                       100.0 * g["mem_used_mib"] / g["mem_total_mib"]) for g in full),
+                span(min(g["mem_total_mib"] - g["mem_used_mib"] for g in full),
+                     max(g["mem_total_mib"] - g["mem_used_mib"] for g in full), _gib)),
+            observed=", ".join("GPU %s %s/%s GiB" % (g["index"], _gib(g["mem_used_mib"]), _gib(g["mem_total_mib"]))
+                               for g in full),
+            expected="under %.0f%% of each GPU's memory" % (100 * MEM_FULL),
+            fix="python -c 'import torch; print(torch.cuda.max_memory_allocated())'   # in the job: what the tensors "
+                "need, against what the allocator reserved\n# less per GPU: a smaller micro-batch with gradient "
+                "accumulation, activation checkpointing, or FSDP/ZeRO sharding")
+    stray = stray_contexts(w)
+    if len(mine) >= 2:
+        top = max(mine, key=lambda g: g["mem_used_mib"])
+        rest = [g["mem_used_mib"] for g in mine if g is not top]
+        med = statistics.median(rest)
+        if top["mem_used_mib"] >= MEM_UNEVEN * med and top["mem_used_mib"] - med >= MEM_UNEVEN_MIB:
+            found = True
+            who = [p.get("pid") for p in on.get(top["index"], ())] if _int(top["index"]) is not None else []
+            msg = "uneven GPU memory: GPU %s holds %s GiB, the job's other GPUs %s GiB (median %s)" % (
+                top["index"], _gib(top["mem_used_mib"]), span(min(rest), max(rest), _gib), _gib(med))
+            if stray:
+                msg += "; %s also hold%s a context on another rank's GPU (%s): ranks that touched a GPU before " \
+                       "torch.cuda.set_device(local_rank)" % (
+                           "pid " + ", ".join(str(p) for p, _i in stray), "s" if len(stray) == 1 else "",
+                           "; ".join("pid %s on GPU %s" % (p, ",".join(str(i) for i in ids)) for p, ids in stray))
+            else:
+                msg += ": data parallel ranks hold the same; the one above them gathers more (a full state dict, " \
+                       "eval outputs or metrics on rank 0) or runs another stage (pipeline stages differ by design)"
+            yield Finding.warning(
+                msg, observed=", ".join("GPU %s %s GiB" % (g["index"], _gib(g["mem_used_mib"])) for g in mine) + (
+                    "; processes on GPU %s: %s" % (top["index"], ", ".join(str(x) for x in who)) if who else ""),
+                expected="within %.1fx of the others' median" % MEM_UNEVEN,
+                fix="torch.cuda.set_device(int(os.environ['LOCAL_RANK']))   # first thing in each rank, before any "
+                    "CUDA call; torch.load(..., map_location='cpu')\n# rank 0 only: gather to CPU "
+                    "(FSDP StateDictOptions(cpu_offload=True)), free eval outputs")
+            stray = []  # said above
+    if stray:
+        found = True
+        yield Finding.warning(
+            "%d of the job's processes hold a context on another rank's GPU beside their own (%s): a rank that "
+            "touched a GPU before torch.cuda.set_device(local_rank) keeps several hundred MiB there" % (
+                len(stray), "; ".join("pid %s on GPU %s" % (p, ",".join(str(i) for i in ids)) for p, ids in stray)),
+            fix="torch.cuda.set_device(int(os.environ['LOCAL_RANK']))   # first thing in each rank, before any CUDA "
+                "call (dist.barrier(device_ids=[local_rank]), torch.load(..., map_location='cpu'))")
+    if found:
+        return
+    used = [g["mem_used_mib"] for g in mine]
+    frac = [float(g["mem_used_mib"]) / g["mem_total_mib"] for g in mine]
+    yield Pass("GPU %s hold %s GiB of %s GiB at the peak (%s); %s" % (
+        ",".join(str(g["index"]) for g in mine), span(min(used), max(used), _gib),
+        span(min(g["mem_total_mib"] for g in mine), max(g["mem_total_mib"] for g in mine), lambda x: "%.0f" % (
+            x / 1024.0)), span(min(frac), max(frac), lambda x: "%.0f%%" % (100 * x)),
+        "even across the job's GPUs" if len(mine) >= 2 else "one GPU"))
 
 
 def _node_summary(facts):

@@ -72,7 +72,7 @@ def test_nccl_env_says_the_nodes_nccl_beside_its_tables(cli, tmp_path):
     assert ne.node_nccl(facts) == "2.28.9"
     assert list(ne.judge_names(["NCCL_GIN_NCONTEXTS"], lambda n: "4", node_ver="2.28.9")) == []
     found = list(ne.judge_names(["NCCL_GIN_NCONTEXTS"], lambda n: "4", node_ver="2.30.7"))
-    assert len(found) == 1 and "was read by NCCL 2.28.9 to 2.29.7" in found[0].message
+    assert len(found) == 1 and "was read by NCCL 2.28.7 to 2.29.7" in found[0].message
     assert len(list(ne.judge_names(["NCCL_GIN_NCONTEXTS"], lambda n: "4"))) == 1  # no node version: as before
     facts["nccl"]["effective"]["NCCL_GIN_NCONTEXTS"] = {"value": "4", "source": "environment"}
     f = tmp_path / "f.json"
@@ -80,7 +80,7 @@ def test_nccl_env_says_the_nodes_nccl_beside_its_tables(cli, tmp_path):
     rc, out, err = cli("check", "--facts", str(f), "--json")
     c = {c["id"]: c for c in json.loads(out)["checks"]}["nccl.env"]
     assert c["status"] == "pass" and "no effect" not in out, c
-    assert ("3 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass)"
+    assert ("3 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted)"
             " and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would"
             " pass): 3 read") in c["evidence"], c["evidence"]
 

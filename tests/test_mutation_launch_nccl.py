@@ -567,7 +567,8 @@ NCCL = {
                                                                               dev("n", "1", port(1))), gpu=NOGPU), None),
     "names: contrib only": (nccl(eff(NCCL_EP_DEBUG="1"), rdma={"status": "unsupported"}), None),
     "names: close to a contrib name only": (nccl(eff(NCCL_EP_DEBUGX="1"), rdma={"status": "unsupported"}), None),
-    "names: former, one release": (nccl(eff(NCCL_GRAPH="1"), rdma={"status": "unsupported"}), None),
+    # read by one release only (2.29.7), after the node's 2.28.9 (gpu26: the older-node branch)
+    "names: former, one release": (nccl(eff(NCCL_GIN_EXCLUSIVE_CONTEXTS="1"), rdma={"status": "unsupported"}), None),
     "ifname two interfaces, two addresses": (nccl(eff(NCCL_SOCKET_IFNAME="eth0,ens2"), network=dict(
         NETWORK, interfaces=[dict(NETWORK["interfaces"][0], ipv4=[{"address": "10.0.0.5"}, {"address": "10.0.9.5"}])]
         + NETWORK["interfaces"][1:])), None),
@@ -2282,18 +2283,18 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'ifname eth0': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
                                                   'NCCL_SOCKET_IFNAME=eth0 selects eth0 (10.0.0.5); 1 NCCL_* name '
-                                                  'checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
+                                                  'checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                               'findings': []},
               'ifname =eth0 from a file': {'status': 'pass',
                                            'outcomes': {'vm': ['pass',
                                                                'NCCL_SOCKET_IFNAME==eth0 selects eth0 (10.0.0.5); 1 '
-                                                               'NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                               'NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                                '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                            'findings': []},
               'ifname en prefix': {'status': 'pass',
                                    'outcomes': {'vm': ['pass',
                                                        'NCCL_SOCKET_IFNAME=en selects ens2 (10.1.0.5); 1 NCCL_* name '
-                                                       'checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 '
+                                                       'checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 '
                                                        'read']},
                                    'findings': []},
               'ifname exact prefix is no match': {'status': 'fail',
@@ -2316,13 +2317,13 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'ifname exclude eth': {'status': 'pass',
                                      'outcomes': {'vm': ['pass',
                                                          'NCCL_SOCKET_IFNAME=^eth,docker,lo selects ens2 (10.1.0.5); '
-                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                          '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                      'findings': []},
               'ifname ipv6': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
                                                   'NCCL_SOCKET_IFNAME=eth0 selects eth0 (fd00::5); 2 NCCL_* names '
-                                                  'checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 2 read']},
+                                                  'checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 2 read']},
                               'findings': []},
               'ifname ipv6 without v6 address': {'status': 'fail',
                                                  'outcomes': {'vm': ['fail',
@@ -2426,18 +2427,18 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                              ['vm']]]},
               'ifname one char ignored': {'status': 'pass',
                                           'outcomes': {'vm': ['pass',
-                                                              '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                              '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                               '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                           'findings': []},
               'ifname network failed': {'status': 'pass',
                                         'outcomes': {'vm': ['pass',
-                                                            '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                            '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                             '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                         'findings': []},
               'ifname fixture eth0': {'status': 'pass',
                                       'outcomes': {'vm': ['pass',
                                                           'NCCL_SOCKET_IFNAME=eth selects eth0 (192.0.2.2); 1 NCCL_* '
-                                                          'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                          'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                           '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                       'findings': []},
               'ifname fixture best eth0': {'status': 'fail',
@@ -2484,7 +2485,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'hca exact': {'status': 'pass',
                             'outcomes': {'vm': ['pass',
                                                 'NCCL_IB_HCA==mlx5_0:1,mlx5_1 selects mlx5_0, mlx5_1 of mlx5_0, '
-                                                'mlx5_1; 1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                'mlx5_1; 1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                 '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                             'findings': []},
               'hca exact bad port': {'status': 'fail',
@@ -2542,23 +2543,23 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                        'outcomes': {'vm': ['pass',
                                                            'NCCL_IB_HCA=mlx5_0,mlx5_1 selects mlx5_0, mlx5_1 of '
                                                            'mlx5_0, mlx5_1; 1 NCCL_* name checked against NCCL '
-                                                           '2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
+                                                           '2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                        'findings': []},
               'hca exclude': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
                                                   'NCCL_IB_HCA=^mlx5_1:1 selects mlx5_0 of mlx5_0, mlx5_1; 1 NCCL_* '
-                                                  'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 '
+                                                  'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 '
                                                   'read']},
                               'findings': []},
               'hca exclude all': {'status': 'pass',
                                   'outcomes': {'vm': ['pass',
                                                       'NCCL_IB_HCA=^mlx5 selects none of mlx5_0, mlx5_1; 1 NCCL_* '
-                                                      'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 '
+                                                      'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 '
                                                       'read']},
                                   'findings': []},
               'hca rdma failed': {'status': 'pass',
                                   'outcomes': {'vm': ['pass',
-                                                      '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                      '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                       '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                   'findings': []},
               'hca with no active port': {'status': 'fail',
@@ -2588,21 +2589,21 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'net ib one active': {'status': 'pass',
                                     'outcomes': {'vm': ['pass',
                                                         'NCCL_NET=IB with 1 ACTIVE RDMA port; 1 NCCL_* name checked '
-                                                        'against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
+                                                        'against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                     'findings': []},
               'net ib two active': {'status': 'pass',
                                     'outcomes': {'vm': ['pass',
                                                         'NCCL_NET=IB with 2 ACTIVE RDMA ports; 1 NCCL_* name checked '
-                                                        'against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
+                                                        'against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                     'findings': []},
               'net ib rdma failed': {'status': 'pass',
                                      'outcomes': {'vm': ['pass',
-                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                          '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                      'findings': []},
               'net socket': {'status': 'pass',
                              'outcomes': {'vm': ['pass',
-                                                 '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                 '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                  '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                              'findings': []},
               'ib disable one active': {'status': 'warn',
@@ -2634,31 +2635,31 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'ib disable none active': {'status': 'pass',
                                          'outcomes': {'vm': ['pass',
                                                              'NCCL_IB_DISABLE=1 with no ACTIVE RDMA port; 1 NCCL_* '
-                                                             'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                             'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                              '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                          'findings': []},
               'ib disable rdma failed': {'status': 'pass',
                                          'outcomes': {'vm': ['pass',
-                                                             '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                             '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                              '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                          'findings': []},
               'ib disable 0': {'status': 'pass',
                                'outcomes': {'vm': ['pass',
-                                                   '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                   '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                    '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                'findings': []},
               'gid v2 ipv4': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
                                                   'NCCL_IB_HCA==mlx5_0 selects mlx5_0 of mlx5_0, mlx5_1, mlx5_10; '
                                                   'NCCL_IB_GID_INDEX=3 is RoCE v2 (10.3.0.5) on mlx5_0:1; 2 NCCL_* '
-                                                  'names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 2 '
+                                                  'names checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 2 '
                                                   'read']},
                               'findings': []},
               'gid v2 no ipv4': {'status': 'pass',
                                  'outcomes': {'vm': ['pass',
                                                      'NCCL_IB_HCA==mlx5_0 selects mlx5_0 of mlx5_0, mlx5_1, mlx5_10; '
                                                      'NCCL_IB_GID_INDEX=1 is RoCE v2 (fe80::1) on mlx5_0:1; 2 NCCL_* '
-                                                     'names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 2 '
+                                                     'names checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 2 '
                                                      'read']},
                                  'findings': []},
               'gid v1': {'status': 'warn',
@@ -2714,17 +2715,17 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                  ['vm']]]},
               'gid -1': {'status': 'pass',
                          'outcomes': {'vm': ['pass',
-                                             '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 '
+                                             '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 '
                                              'read']},
                          'findings': []},
               'gid empty': {'status': 'pass',
                             'outcomes': {'vm': ['pass',
-                                                '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): '
+                                                '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): '
                                                 '1 read']},
                             'findings': []},
               'gid rdma failed': {'status': 'pass',
                                   'outcomes': {'vm': ['pass',
-                                                      '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                      '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                       '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                   'findings': []},
               'gid no v2 on port': {'status': 'warn',
@@ -2742,7 +2743,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                   ['vm']]]},
               'gid ports without type or down': {'status': 'pass',
                                                  'outcomes': {'vm': ['pass',
-                                                                     '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
+                                                                     '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and '
                                                                      'PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                                  'findings': []},
               'gdr level wanted, not loaded': {'status': 'warn',
@@ -2767,12 +2768,12 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                              ['vm']]]},
               'gdr level LOC': {'status': 'pass',
                                 'outcomes': {'vm': ['pass',
-                                                    '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                    '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                     '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                 'findings': []},
               'gdr level 0': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
-                                                  '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                  '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                   '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                               'findings': []},
               'gdr by gpus, not loaded, no modules': {'status': 'warn',
@@ -2815,7 +2816,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                            'findings': []},
               'gdr level, rdma failed': {'status': 'pass',
                                          'outcomes': {'vm': ['pass',
-                                                             '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                             '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                              '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                          'findings': []},
               'paths': {'status': 'fail',
@@ -2833,7 +2834,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'paths exist': {'status': 'pass',
                               'outcomes': {'vm': ['pass',
                                                   'NCCL_TOPO_FILE=/t.xml exists; 1 NCCL_* name checked against NCCL '
-                                                  '2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
+                                                  '2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                               'findings': []},
               'ifname none, default route eth0': {'status': 'fail',
                                                   'outcomes': {'vm': ['fail',
@@ -2908,23 +2909,23 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
               'device and port records not records': {'status': 'pass',
                                                       'outcomes': {'vm': ['pass',
                                                                           'NCCL_NET=IB with 1 ACTIVE RDMA port; 1 '
-                                                                          'NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) '
+                                                                          'NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) '
                                                                           'and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                                       'findings': []},
               'names: contrib only': {'status': 'pass',
                                       'outcomes': {'vm': ['pass',
-                                                          '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                          '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                           '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                       'findings': []},
               'names: close to a contrib name only': {'status': 'pass',
                                                       'outcomes': {'vm': ['pass',
-                                                                          '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) '
+                                                                          '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) '
                                                                           'and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 0 read, 1 '
                                                                           'noted']},
                                                       'findings': [['info',
                                                                     'NCCL_EP_DEBUGX is read by neither NCCL 2.30.7 '
-                                                                    '(nor any of the 29 NCCL releases scanned back '
-                                                                    'to 1.3.4) nor PyTorch 2.14.1+cu130: a '
+                                                                    '(nor any of the 63 NCCL releases scanned back '
+                                                                    'to 1.3.0) nor PyTorch 2.14.1+cu130: a '
                                                                     'third-party plugin may read it',
                                                                     None,
                                                                     None,
@@ -2933,11 +2934,12 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                     ['vm']]]},
               'names: former, one release': {'status': 'pass',
                                              'outcomes': {'vm': ['pass',
-                                                                 '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
+                                                                 '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and '
                                                                  'PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 0 read, 1 noted']},
                                              'findings': [['info',
-                                                           'NCCL_GRAPH was read by NCCL 2.5.7 (src/graph/search.cc), '
-                                                           'not by NCCL 2.30.7: it has no effect with a newer NCCL',
+                                                           'NCCL_GIN_EXCLUSIVE_CONTEXTS was read by NCCL 2.29.7 '
+                                                           '(src/dev_runtime.cc) only: this node loads NCCL 2.28.9, '
+                                                           'which does not read it: it has no effect here',
                                                            None,
                                                            None,
                                                            None,
@@ -2948,23 +2950,23 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                            'NCCL_SOCKET_IFNAME=eth0,ens2 selects '
                                                                            'eth0 (10.0.0.5, 10.0.9.5), ens2 '
                                                                            '(10.1.0.5); 1 NCCL_* name checked '
-                                                                           'against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                                           'against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                                            '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                                        'findings': []},
               'network not a record': {'status': 'pass',
                                        'outcomes': {'vm': ['pass',
-                                                           '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                           '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                            '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                        'findings': []},
               'paths not a record': {'status': 'pass',
                                      'outcomes': {'vm': ['pass',
-                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                          '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                      'findings': []},
               'hca exclude, no device': {'status': 'pass',
                                          'outcomes': {'vm': ['pass',
                                                              'NCCL_IB_HCA=^mlx selects none of no device; 1 NCCL_* '
-                                                             'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                             'name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                              '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                          'findings': []},
               'hca exact, first without port, second bad port': {'status': 'fail',
@@ -2995,7 +2997,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                  'outcomes': {'vm': ['pass',
                                                                      'NCCL_IB_HCA=mlx5_0,a selects mlx5_0, a of '
                                                                      'mlx5_0, a; 1 NCCL_* name checked against NCCL '
-                                                                     '2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
+                                                                     '2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                                  'findings': []},
               'hca prefix of two names': {'status': 'warn',
                                           'outcomes': {'vm': ['warn',
@@ -3051,7 +3053,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                             ['vm']],
                                                            ['info',
                                                             'NCCL_MY_PLUGIN_KNOB is read by neither NCCL 2.30.7 (nor '
-                                                            'any of the 29 NCCL releases scanned back to 1.3.4) nor '
+                                                            'any of the 63 NCCL releases scanned back to 1.3.0) nor '
                                                             'PyTorch 2.14.1+cu130: a third-party plugin may read it',
                                                             None,
                                                             None,
@@ -3102,11 +3104,11 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                                             ['vm']]]},
               'names: unknown': {'status': 'pass',
                                  'outcomes': {'vm': ['pass',
-                                                     '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                     '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                      '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 0 read, 1 noted']},
                                  'findings': [['info',
                                                'NCCL_MY_PLUGIN_KNOB is read by neither NCCL 2.30.7 (nor any of the '
-                                               '29 NCCL releases scanned back to 1.3.4) nor PyTorch 2.14.1+cu130: a '
+                                               '63 NCCL releases scanned back to 1.3.0) nor PyTorch 2.14.1+cu130: a '
                                                'third-party plugin may read it',
                                                None,
                                                None,
@@ -3115,7 +3117,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                ['vm']]]},
               'names: documented, not read': {'status': 'pass',
                                               'outcomes': {'vm': ['pass',
-                                                                  '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
+                                                                  '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and '
                                                                   'PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 0 read, 1 noted']},
                                               'findings': [['info',
                                                             "NCCL_LL_THRESHOLD: NCCL's environment page lists it "
@@ -3128,7 +3130,7 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                                             ['vm']]]},
               'names: former': {'status': 'pass',
                                 'outcomes': {'vm': ['pass',
-                                                    '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                    '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                     '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 0 read, 1 noted']},
                                 'findings': [['info',
                                               'NCCL_AGG_CHANNEL_SIZE (from /etc/nccl.conf) was read by NCCL 2.10.3 '
@@ -3141,21 +3143,21 @@ EXPECTED = {'launch.counts': {'no plan': {'status': 'na',
                                               ['vm']]]},
               "names: not NCCL's, and one": {'status': 'pass',
                                              'outcomes': {'vm': ['pass',
-                                                                 '2 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
+                                                                 '2 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and '
                                                                  'PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 2 read']},
                                              'findings': []},
               'names: the fixture': {'status': 'pass',
                                      'outcomes': {'vm': ['pass',
-                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and PyTorch '
+                                                         '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and PyTorch '
                                                          '2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                      'findings': []},
               'names: the H200 fixture': {'status': 'pass',
                                           'outcomes': {'vm': ['pass',
-                                                              '2 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
+                                                              '2 NCCL_* names checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and '
                                                               'PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 2 read']},
                                           'findings': []},
               'untrusted entries dropped': {'status': 'pass',
                                             'outcomes': {'vm': ['pass',
-                                                                '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass) and '
+                                                                '1 NCCL_* name checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted) and '
                                                                 'PyTorch 2.14.1+cu130 (this node has torch 2.11.0+cu130: a TORCH_NCCL_* name added after it would pass): 1 read']},
                                             'findings': []}}}

@@ -127,10 +127,10 @@ def test_a_suggestion_is_always_a_name_nccl_or_torch_reads():
 def test_name_only_older_nccl_read_gets_an_honest_note():
     res = check(NCCL_IB_GDR_LEVEL="PHB")
     (f,) = res.findings
-    assert f.severity == "info" and "was read by NCCL 2.3.7" in f.message and "not by NCCL 2.30.7" in f.message
+    assert f.severity == "info" and "was read by NCCL 2.3.5 to 2.3.7" in f.message and "not by NCCL 2.30.7" in f.message
     assert res.status == "pass"
-    res = check(NCCL_SHM_USE_CUDA_MEMCPY="1")
-    assert "to 2.29.7" in res.findings[0].message and res.findings[0].severity == "info"
+    res = check(NCCL_SHM_USE_CUDA_MEMCPY="1")  # every release is scanned (gpu26): 2.30.4 still read it
+    assert "to 2.30.4" in res.findings[0].message and res.findings[0].severity == "info"
 
 
 def test_documented_but_removed_name_gets_the_docs_own_words():
@@ -206,7 +206,8 @@ def test_generator_reads_every_way_nccl_reads_a_variable(tmp_path):
     t = json.loads(out.read_text())
     assert t["nccl"]["version"] == "2.2.7" and t["nccl"]["releases_scanned"] == ["2.1.4", "2.2.7"]
     n = t["names"]
-    assert n["NCCL_NVLS_NCHANNELS"] == {"read_by": ["nccl"], "files": ["src/init.cc"], "documented": False}
+    assert n["NCCL_NVLS_NCHANNELS"] == {"read_by": ["nccl"], "files": ["src/init.cc"], "documented": False,
+                                        "first_seen_in": "2.2.7", "not_in": "2.1.4"}
     assert "NCCL_MULTI_LINE" in n and "NCCL_DEBUG_FILE" in n and "NCCL_GRAPH_FILE" in n
     assert n["NCCL_P2P_DISABLE"]["files"] == ["src/graph/paths.cc"] and "NCCL_P2P_LEVEL" in n
     assert n["NCCL_TUNER_CONFIG_FILE"]["read_by"] == ["nccl-plugin"]

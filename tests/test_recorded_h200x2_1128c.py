@@ -38,7 +38,7 @@ def test_check_judged_as_on_the_host(cli):
     assert [f["check"] for f in d["findings"]] == ["host.name"]
     ev = {c["id"]: c["evidence"] for c in d["checks"] if c["status"] == "pass"}
     assert ev["gpu.inventory"].startswith("2 x NVIDIA H200 (cc 9.0); CUDA_VISIBLE_DEVICES=1 shows 1 of them to CUDA")
-    assert "checked against NCCL 2.30.7 (this node loads 2.28.9: a name added after it would pass)" in ev["nccl.env"]
+    assert "checked against NCCL 2.30.7 (this node loads 2.28.9: a name NCCL first read after it is noted)" in ev["nccl.env"]
     # the plant moved no verdict: the runs before and after it agree
     before = json.load(open(_p("hist-a.json")))
     assert {c["id"]: c["status"] for c in before["checks"]} == {c["id"]: c["status"] for c in there["checks"]}

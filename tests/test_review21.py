@@ -68,7 +68,7 @@ def test_a_config_entry_for_a_watch_check_is_no_typo_and_watch_honours_it(tmp_pa
     sockets = os.path.join(ROOT, "fixtures", "watch", "h100x4", "sockets.json")
     assert cli.main(["watch", "--config", str(cfg), "--facts", sockets, "--json"]) == 0  # its FAIL is a WARN
     doc = json.loads(capsys.readouterr().out)
-    assert [c["id"] for c in doc["checks"] if c["id"].startswith("watch.")] == ["watch.bound", "watch.target"], doc
+    assert [c["id"] for c in doc["checks"] if c["id"].startswith("watch.")] == ["watch.bound", "watch.memory", "watch.target"], doc
 
 
 def test_an_interpreter_that_prints_the_environment_never_shows_its_values(tmp_path, capsys):

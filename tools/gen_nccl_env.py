@@ -5,9 +5,10 @@ Usage:
     python tools/gen_nccl_env.py --nccl PATH [--torch PATH] [-o gpudoctor/data/nccl_env.json]
 
 --nccl   an NVIDIA/nccl checkout: a work tree or a git directory (bare clones work).
-         From a git repository the newest commit (--ref, default HEAD) is read, and the
-         last release of every minor series (tags vX.Y.Z-N) is read too, so that a name an
-         older NCCL read and the current one does not gets "last read in X.Y.Z".
+         From a git repository the newest commit (--ref, default HEAD) is read, and every
+         release (tags vX.Y.Z-N) is read too, so that a name an older NCCL read and the
+         current one does not gets "last read in X.Y.Z", and a name libnccl reads now gets
+         the first release that read it ("first_seen_in"; a node on an older NCCL ignores it).
 --torch  a PyTorch source checkout, or an unpacked torch wheel (`unzip torch-*.whl`): the
          TORCH_NCCL_* / NCCL_* names ProcessGroupNCCL and c10d read (getCvar*, getenv,
          check_env, and the `std::vector<std::string> NAME = {...}` name lists of
@@ -18,7 +19,8 @@ Usage:
 What counts as "NCCL reads NAME" (NVIDIA/nccl, src/include/param.h and src/misc/param.cc):
 - NCCL_PARAM(Name, "SUFFIX", default): the variable is "NCCL_" SUFFIX (the macro pastes it);
 - DEFINE_NCCL_PARAM(var, type, NCCL_NAME, ...): the 2.30 typed parameters (src/include/param/param.h);
-- ncclGetEnv("NCCL_...") / getenv("NCCL_...") / std::getenv(...), and ncclGetLevel(..., "NCCL_...")
+- ncclGetEnv("NCCL_...") / getenv("NCCL_...") / std::getenv(...) / getEnvFunc("NCCL_...") (src/debug.cc, 2.28.7 to
+  2.30.4: the env plugin's getter), and ncclGetLevel(..., "NCCL_...")
   (src/graph/paths.cc passes the names on to ncclGetEnv).
 src/ is NCCL itself (src/plugin holds the plugin loaders), plugins/ (ext-net, ext-tuner,
 ext-profiler before 2.28) the example and bundled plugins, contrib/ the contributed
@@ -40,7 +42,7 @@ C_EXT = (".cc", ".c", ".h", ".cu", ".cuh", ".cpp", ".hpp")
 NCCL_PATTERNS = (
     (re.compile(r'\bNCCL_PARAM\(\s*\w+\s*,\s*"([A-Z0-9_]+)"'), "NCCL_"),
     (re.compile(r'\bDEFINE_NCCL_PARAM\(\s*\w+\s*,[^,]+,\s*(NCCL_[A-Z0-9_]+)\s*,'), ""),
-    (re.compile(r'\b(?:ncclGetEnv|getenv|ncclEnvPluginGetEnv)\(\s*"(NCCL_[A-Z0-9_]+)"'), ""),
+    (re.compile(r'\b(?:ncclGetEnv|getenv|ncclEnvPluginGetEnv|getEnvFunc)\(\s*"(NCCL_[A-Z0-9_]+)"'), ""),
 )
 GET_LEVEL = re.compile(r'\bncclGetLevel\(([^;]*?)\)\s*\)?\s*;', re.S)
 LITERAL = re.compile(r'"((?:TORCH_)?NCCL_[A-Z0-9_]+)"')
@@ -261,16 +263,39 @@ def read_doc_parts(rst):
 
 
 def release_tags(gitdir):
-    """The last release of each minor series, oldest first: [(version, tag)]."""
+    """Every NCCL release, oldest first: [(version, tag)], one tag per X.Y.Z (its last -N). NVIDIA tags each
+    release vX.Y.Z-N (https://github.com/NVIDIA/nccl/tags: v2.28.3-1, v2.28.7-1, v2.28.9-1, ...); the pip wheels
+    nvidia-nccl-cu12/cu13 carry the same X.Y.Z, which is what a node's torch reports (torch.cuda.nccl.version())."""
     best = {}
     for tag in git(gitdir, "tag").split():
         m = RELEASE_TAG.match(tag)
         if m:
             key = tuple(int(x) for x in m.groups())
-            minor = key[:2]
-            if minor not in best or key > best[minor][0]:
-                best[minor] = (key, tag)
+            ver = key[:3]
+            if ver not in best or key > best[ver][0]:
+                best[ver] = (key, tag)
     return [("%d.%d.%d" % k[:3], tag) for k, tag in sorted(best.values())]
+
+
+def first_reads(history, current):
+    """For each name libnccl (src/) reads now: the first scanned release whose src/ reads it ("first_seen_in"),
+    the release scanned just before it ("not_in": it does not read it), and any later releases that do not
+    ("not_read_in": a name dropped and read again). history: [(version, {name: files})], oldest first."""
+    out = {}
+    for name in current:
+        seen = [ver for ver, names in history if any(nccl_area(f) == "nccl" for f in names.get(name, ()))]
+        if not seen:
+            continue
+        vers = [ver for ver, _n in history]
+        i = vers.index(seen[0])
+        rec = {"first_seen_in": seen[0]}
+        if i:
+            rec["not_in"] = vers[i - 1]
+        gaps = [v for v in vers[i:] if v not in seen]
+        if gaps:
+            rec["not_read_in"] = gaps
+        out[name] = rec
+    return out
 
 
 # ---------------------------------------------------------------- PyTorch
@@ -358,17 +383,23 @@ def build(nccl_path, ref, torch_path, previous):
         if not entry["read_by"]:
             entry["read_by"] = ["nccl-docs"]
 
-    former, scanned = {}, []
+    former, scanned, history = {}, [], []
     if gitdir:
         for ver, tag in release_tags(gitdir):
             old, old_doc = scan_nccl(GitTree(gitdir, tag))
             scanned.append(ver)
+            history.append((ver, old))
             for name in set(old) | set(old_doc):
                 if name in names:
                     continue
                 rec = former.setdefault(name, {"first_seen_in": ver})
                 rec["last_seen_in"] = ver
                 rec["files"] = old.get(name, ["docs/userguide/source/env.rst"])
+
+    if history and history[-1][0] != version:
+        history.append((version, current))  # the commit read is newer than the last release tag
+    for name, rec in first_reads(history, [n for n, e in names.items() if "nccl" in e["read_by"]]).items():
+        names[name].update(rec)
 
     torch_meta = (previous or {}).get("torch")
     torch_names = dict((n, e["torch_files"]) for n, e in ((previous or {}).get("names") or {}).items()
