@@ -31,7 +31,7 @@ from gpudoctor.fixline import sh
 MAX_LINE = 4096  # characters of a matched line searched for a name
 MAX_NAME = 64
 
-SLOT = re.compile(r"\{\$(var|option|ping4|hydraarg)\|([^{}|]{1,80})\}")
+SLOT = re.compile(r"\{\$(var|option|ping4|hydraarg|node|reason)\|([^{}|]{1,80})\}")
 # Variables a training job's stack reads (NCCL's src/misc/param.cc ncclGetEnv names, torch's
 # TORCH_* / PYTORCH_* (c10d Utils.hpp getCvar*), CUDA's, the launchers' and MPI's): a prefix and
 # an upper-case name, as whole words; bounded, so linear in the line
@@ -46,7 +46,14 @@ _PING = re.compile(r"Ping failed, invalid value returned from server\. Expected:
 # MPICH's Hydra (src/pm/hydra/lib/utils/args.c match_arg: HYDU_ERR_SETANDJUMP(..., "unrecognized argument %s\n", arg),
 # https://github.com/pmodels/mpich/blob/main/src/pm/hydra/lib/utils/args.c): the option as given, its dashes stripped
 _HYDRA_ARG = re.compile(r"match_arg \(utils/args/args\.c:\d{1,6}\): unrecognized argument ([A-Za-z0-9][\w.:+-]{0,59})(?![\w.:+-])")
-_FIND = {"var": _VAR, "option": _OPTION, "ping4": _PING, "hydraarg": _HYDRA_ARG}
+# A Slurm node and its reason where Slurm prints them (slurm26): `scontrol show node -o`'s NodeName= field, and
+# the node list at the end of a `sinfo -R` row ('%20E %9u %19H %N', src/sinfo/opts.c); the reason is
+# scontrol's 'Reason=%s [%s@%s]' (src/scontrol/info_node.c) or the row's first 20 characters (cut there by sinfo)
+_NODE = re.compile(r"(?<![\w])NodeName=([A-Za-z0-9][\w.-]{0,62})|"
+                   r"^[^\n]{20} [A-Za-z_][\w.-]{0,8}[ ]{1,9}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d ([A-Za-z0-9][\w\[\],.-]{0,62})")
+_REASON = re.compile(r"(?<![\w])Reason=([^\n\[]{1,64}?) \[[A-Za-z_][\w.-]{0,31}@\d{4}-|"
+                     r"^([^\n]{1,20}?) {0,19} [A-Za-z_][\w.-]{0,8}[ ]{1,9}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d [A-Za-z0-9]")
+_FIND = {"var": _VAR, "option": _OPTION, "ping4": _PING, "hydraarg": _HYDRA_ARG, "node": _NODE, "reason": _REASON}
 
 
 def _ping4(value):
@@ -65,8 +72,9 @@ def names(lines, kind):
     rx = _FIND[kind]
     for line in lines:
         m = rx.search((line or "")[:MAX_LINE])
-        if m and len(m.group(1)) <= MAX_NAME:
-            return m.group(1)
+        v = m and next((g for g in m.groups() if g), None)  # _NODE and _REASON: one group per form
+        if v and len(v) <= MAX_NAME:
+            return v
     return None
 
 

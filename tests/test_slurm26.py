@@ -1,0 +1,101 @@
+"""slurm26: gpudoctor walked by hand, round 5, on the real 4-node Slurm (the session's `multislurm` fixture,
+tests/slurmcluster.py). A node an admin drained, as `sinfo -R` and `scontrol show node` print it, read "NO ERROR
+FOUND" in explain; now slurm.node_reason names the node, the reason and the resume (docs/slurm.md, "Walked by
+hand, round 5"). Each test failed on the tree before the entry."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gpudoctor import explain
+
+GD = [sys.executable, "-m", "gpudoctor"]
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def ms(multislurm, tmp_path):
+    multislurm.reset()
+    multislurm.cwd = str(tmp_path)
+    return multislurm
+
+
+def _explain(ms, text, name):
+    path = os.path.join(ms.cwd, name)
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.run(GD + ["explain", "--json", path], capture_output=True, text=True, timeout=120,
+                       cwd=ms.cwd, env=dict(os.environ, PYTHONPATH=REPO))
+    assert p.returncode in (0, 1), (p.returncode, p.stderr)
+    import json
+    return json.loads(p.stdout)
+
+
+def _node_reason(doc):
+    return next((f for f in doc["findings"] if f["id"] == "slurm.node_reason"), None)
+
+
+def test_an_admins_drain_in_sinfo_and_scontrol_names_the_node_the_reason_and_the_resume(ms):
+    reason = "bad gpu 3 - RMA ticket 1234"
+    ms.run("scontrol", "update", "nodename=sn1", "state=drain", "reason=" + reason, check=True)
+    try:
+        ms.wait(lambda st: "DRAIN" in st["sn1"][0], what="sn1 drained")
+        sinfo = ms.run("sinfo", "-R", check=True).stdout
+        one = ms.run("scontrol", "show", "node", "-o", "sn1", check=True).stdout
+        whole = ms.run("scontrol", "show", "node", "sn1", check=True).stdout
+    finally:
+        # a resumed node stays IDLE+NOT_RESPONDING under HealthCheckInterval=1 until a reconfigure (docs/slurm.md)
+        ms.run("scontrol", "update", "nodename=sn1", "state=resume")
+        ms.run("scontrol", "reconfigure")
+    assert "sn1" in sinfo and reason[:20] in sinfo, sinfo
+    # sinfo -R: the row names the node, the reason as sinfo cut it, and the resume of that node
+    f = _node_reason(_explain(ms, sinfo, "sinfo-R.txt"))
+    assert f, sinfo
+    cause = f["causes"][0]
+    assert "sn1" in cause["text"] and reason[:20] in cause["text"], cause
+    assert any("nodename=sn1 state=resume" in x for x in cause["fix"]), cause["fix"]
+    assert any("--exclude=sn1" in x for x in cause["fix"]), cause["fix"]
+    # scontrol show node -o: the whole reason and the node, from the one line
+    doc = _explain(ms, one, "node-o.txt")
+    assert doc["findings"][0]["id"] == "slurm.node_reason", [x["id"] for x in doc["findings"]]
+    cause = doc["findings"][0]["causes"][0]
+    assert reason in cause["text"] and "sn1" in cause["text"], cause
+    assert any("nodename=sn1 state=resume" in x for x in cause["fix"]), cause["fix"]
+    # scontrol show node: the whole reason; the node stays a placeholder (its name is on another line)
+    doc = _explain(ms, whole, "node.txt")
+    assert doc["findings"][0]["id"] == "slurm.node_reason", [x["id"] for x in doc["findings"]]
+    assert reason in doc["findings"][0]["causes"][0]["text"], doc["findings"][0]["causes"][0]
+
+
+def test_healthy_nodes_and_an_empty_sinfo_R_are_no_finding(ms):
+    sinfo = ms.run("sinfo", "-R", check=True).stdout
+    nodes = ms.run("scontrol", "show", "node", check=True).stdout
+    for text, name in ((sinfo, "sinfo-R.txt"), (nodes, "nodes.txt")):
+        doc = _explain(ms, text, name)
+        assert not _node_reason(doc), (name, text)
+
+
+def test_a_dump_of_several_nodes_never_names_the_wrong_one():
+    # `scontrol show node` of two nodes (the form src/scontrol/info_node.c prints), the reason on the second:
+    # the first NodeName= line is not that node, so the answer keeps the placeholder
+    text = ("NodeName=sn1 Arch=x86_64 CoresPerSocket=1\n   State=IDLE ThreadsPerCore=1\n\n"
+            "NodeName=sn2 Arch=x86_64 CoresPerSocket=1\n   State=IDLE+DRAIN ThreadsPerCore=1\n"
+            "   Reason=disk swap [alice@2026-11-28T08:55:30]\n")
+    r = explain.explain_text(text, None)
+    f = next(x for x in r["findings"] if x["id"] == "slurm.node_reason")
+    cause = f["causes"][0]
+    assert "disk swap" in cause["text"] and "sn1" not in cause["text"], cause
+    assert not any("sn1" in x for x in cause["fix"]), cause["fix"]
+
+
+def test_a_hostile_reason_is_quoted_and_a_long_one_is_not_used():
+    # the reason is anyone's text (scontrol update reason=...): it is printed as one quoted word, never a command
+    text = "NodeName=sn2 State=IDLE+DRAIN Reason=x; rm -rf / $(id) [root@2026-11-28T08:55:30]\n"
+    r = explain.explain_text(text, None)
+    cause = next(x for x in r["findings"] if x["id"] == "slurm.node_reason")["causes"][0]
+    assert "'x; rm -rf / $(id)'" in cause["text"], cause["text"]
+    long = "NodeName=sn2 State=IDLE+DRAIN Reason=%s [root@2026-11-28T08:55:30]\n" % ("y" * 300)
+    cause = next(x for x in explain.explain_text(long, None)["findings"] if x["id"] == "slurm.node_reason")["causes"][0]
+    assert "y" * 65 not in cause["text"] and "sn2" in cause["text"], cause["text"]
