@@ -862,8 +862,8 @@ def watch_memory(facts, config):
             observed=", ".join("GPU %s %s/%s GiB" % (g["index"], _gib(g["mem_used_mib"]), _gib(g["mem_total_mib"]))
                                for g in full),
             expected="under %.0f%% of each GPU's memory" % (100 * MEM_FULL),
-            fix="python -c 'import torch; print(torch.cuda.max_memory_allocated())'   # in the job: what the tensors "
-                "need, against what the allocator reserved\n# less per GPU: a smaller micro-batch with gradient "
+            fix="print(torch.cuda.max_memory_allocated() >> 20, torch.cuda.memory_reserved() >> 20)   # in the job, "
+                "MiB: what the tensors needed against what the allocator reserved\n# less per GPU: a smaller micro-batch with gradient "
                 "accumulation, activation checkpointing, or FSDP/ZeRO sharding")
     stray = stray_contexts(w)
     if len(mine) >= 2:
@@ -883,13 +883,14 @@ def watch_memory(facts, config):
             else:
                 msg += ": data parallel ranks hold the same; the one above them gathers more (a full state dict, " \
                        "eval outputs or metrics on rank 0) or runs another stage (pipeline stages differ by design)"
+            gather = ("nvidia-smi --query-compute-apps=pid,gpu_uuid,used_memory --format=csv   # which process holds "
+                      "it\n# rank 0 only: gather to CPU (FSDP StateDictOptions(cpu_offload=True)), free eval outputs")
             yield Finding.warning(
                 msg, observed=", ".join("GPU %s %s GiB" % (g["index"], _gib(g["mem_used_mib"])) for g in mine) + (
                     "; processes on GPU %s: %s" % (top["index"], ", ".join(str(x) for x in who)) if who else ""),
                 expected="within %.1fx of the others' median" % MEM_UNEVEN,
                 fix="torch.cuda.set_device(int(os.environ['LOCAL_RANK']))   # first thing in each rank, before any "
-                    "CUDA call; torch.load(..., map_location='cpu')\n# rank 0 only: gather to CPU "
-                    "(FSDP StateDictOptions(cpu_offload=True)), free eval outputs")
+                    "CUDA call; torch.load(..., map_location='cpu')" if stray else gather)
             stray = []  # said above
     if stray:
         found = True
