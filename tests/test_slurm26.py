@@ -99,3 +99,57 @@ def test_a_hostile_reason_is_quoted_and_a_long_one_is_not_used():
     long = "NodeName=sn2 State=IDLE+DRAIN Reason=%s [root@2026-11-28T08:55:30]\n" % ("y" * 300)
     cause = next(x for x in explain.explain_text(long, None)["findings"] if x["id"] == "slurm.node_reason")["causes"][0]
     assert "y" * 65 not in cause["text"] and "sn2" in cause["text"], cause["text"]
+
+
+# ---------------------------------------------------------------- (d) probe: one node never answers
+
+def _silent_left(marker):
+    p = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, timeout=10)
+    return p.stdout.split()
+
+
+def test_probe_keeps_the_nodes_after_one_that_never_answers(ms):
+    """`salloc -N4 gpudoctor probe` where sn2's interpreter never answers (a wrapper given as --python that sleeps
+    on sn2 only, as a hung NFS home would): sn2 is the one hang, sn1, sn3 and sn4 are measured, exit 1, nothing
+    left. The hello waited for its workers in node order, so sn2's wait used the deadline of sn3 and sn4, whose
+    answers had arrived long before and were dropped: all three read 'hang' and no pair was measured."""
+    import json
+    import time
+
+    marker = "2%d.5" % (os.getpid() % 1000)  # the sleep's own argument: what finds a leftover
+    wrapper = os.path.join(ms.cwd, "python-silent-on-sn2")
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\n[ "$SLURMD_NODENAME" = sn2 ] && exec sleep %s\nexec %s "$@"\n' % (marker, sys.executable))
+    os.chmod(wrapper, 0o755)
+    try:
+        p = ms.run(*(["salloc", "-N4", "-t", "3"] + GD + ["probe", "--mode", "tcp", "--json", "--budget", "60",
+                                                          "--python", wrapper]),
+                   timeout=150, cwd=ms.cwd, env={"PYTHONPATH": REPO})
+        assert p.returncode == 1, (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+        doc = json.loads(p.stdout)
+        nodes = {n["host"]: n for n in doc["nodes"]}
+        assert nodes["sn2"]["reachable"] is False and nodes["sn2"]["error_kind"] == "hang", nodes["sn2"]
+        assert all(nodes[h]["reachable"] for h in ("sn1", "sn3", "sn4")), nodes
+        measured = {frozenset((x["a"], x["b"])) for x in doc["pairs"] if x.get("gbps")}
+        assert measured and all("sn2" not in pair for pair in measured), doc["pairs"]
+        assert set(doc["cleanup"]) >= {"sn1", "sn3", "sn4"} and all(
+            c.get("left") == 0 for c in doc["cleanup"].values()), doc["cleanup"]
+        end = time.time() + 30  # the cancelled step's processes end with it (slurmstepd): wait on that state
+        while _silent_left(marker) and time.time() < end:
+            time.sleep(0.2)
+        assert not _silent_left(marker), "the silent worker is still running on sn2"
+    finally:
+        for pid in _silent_left(marker):
+            subprocess.run(["kill", pid], timeout=5)
+
+
+def test_an_answer_that_arrived_before_the_deadline_is_read_after_it():
+    import time
+
+    from gpudoctor.probe.launch import Worker
+
+    w = Worker("sn3", "hello")
+    w.put({"event": "log", "text": "x"})
+    w.put({"event": "result", "ok": True})
+    assert w.next_event(time.time() - 1) == {"event": "result", "ok": True}
+    assert w.next_event(time.time() - 1) is None  # nothing more: past the deadline, no wait

@@ -73,14 +73,18 @@ class Worker(object):
         self.put({"event": "result", "ok": False, "error_kind": kind, "error": error, "transport_error": True})
 
     def next_event(self, deadline, want=("result",)):
-        """The next event named in ``want`` before ``deadline`` (time.time()), else None."""
+        """The next event named in ``want`` before ``deadline`` (time.time()), else None. Past the deadline the
+        events that already arrived are still read (without waiting): the probe waits for its workers one after
+        another, so a hung node first in the list used up the deadline of every node after it, and their answers,
+        in the queue since the first second, were dropped as hangs (slurm26: one silent node of four made all
+        three others 'hang')."""
         while True:
             left = deadline - time.time()
-            if left <= 0:
-                return None
             try:
-                ev = self.events.get(timeout=min(left, 0.5))
+                ev = self.events.get(timeout=min(left, 0.5)) if left > 0 else self.events.get_nowait()
             except queue.Empty:
+                if left <= 0:
+                    return None
                 if self.done.is_set() and self.events.empty():
                     return self._ended_without(want)
                 continue
