@@ -169,6 +169,8 @@ ARGS = {
     # round 6 (launch25): the scripts' own usage line (`run_gemma_2b.sh <nproc_per_node> <save_path>`, as verl's)
     **{"TinyZero__examples_sft_gsm8k_run_%s.sh" % m: ["4", "/tmp/save"]
        for m in ("deepseek_6b7", "gemma_2b", "gemma_7b")},
+    # round 7 (launch26): the script's own usage line (`run_slurm.sh <config.yaml> <num_nodes>`, its first example)
+    "FastVideo__examples_train_run_slurm.sh": ["examples/train/configs/example.yaml", "2"],
 }
 # round 5 (launch24): files of the scripts' own repositories that they source or run, fetched into DIR/extra24
 EXTRA24 = {
@@ -458,7 +460,7 @@ def fetch(d):
 
     for line in [l for t in ("launch_real_scripts.tsv", "launch_real_scripts22.tsv",
                                              "launch_real_scripts23.tsv", "launch_real_scripts24.tsv",
-                                             "launch_real_scripts25.tsv")
+                                             "launch_real_scripts25.tsv", "launch_real_scripts26.tsv")
                  for l in open(os.path.join(BENCH, "data", t))]:
         if line.startswith("#") or not line.strip():
             continue
@@ -495,7 +497,7 @@ def main():
     part, filt = a.part, a.filter
     parts = {"all": ["fix", "measure", "measure2"], "all22": ["fix22", "measure22"],
              "all23": ["fix23", "measure23"], "all24": ["fix24", "measure24"],
-             "all25": ["fix25", "measure25"]}.get(part, [part])
+             "all25": ["fix25", "measure25"], "all26": ["fix26", "measure26"]}.get(part, [part])
     out = []
     for pt in parts:
         for name in sorted(os.listdir(os.path.join(HERE, pt))):

@@ -716,6 +716,13 @@ class Reader:
         w = list(words)
         if w[:1] == ["!"]:
             neg, w = True, w[1:]
+        if w and w[0].startswith("((") and w[-1].endswith("))"):
+            # `if (( ${#EXTRA_ARGS[@]} > 0 ))`: true where the arithmetic is not 0 (bash(1) ((expression)); FastVideo
+            # examples/train/run_slurm.sh; launch26)
+            v = self.arith(" ".join(w)[2:-2])
+            if MARK in v or not re.match(r"^-?[0-9]+$", v):
+                return None
+            return (int(v) != 0) != neg
         if not w or w[0] not in ("[", "[[", "test"):
             return None
         close = {"[": "]", "[[": "]]"}.get(w[0])
@@ -2464,6 +2471,20 @@ class Reader:
                 self.cwd = os.path.normpath(os.path.join(base, target)) if MARK not in base else (
                     self.unknown("$(pwd)", "the directory the script changed to at line %d" % self.line))
             return
+        if w0 == "printf" and len(words) > 3 and words[1] == "-v" and re.match("^" + NAME + "$", words[2]):
+            # `printf -v VAR FORMAT ARGS`: bash(1) assigns the output to VAR instead of printing it (FastVideo
+            # examples/train/run_slurm.sh: printf -v CONFIG_SHELL_ARG '%q' "${CONFIG}" then --config
+            # ${CONFIG_SHELL_ARG} in the job script; the value was read as the environment's; launch26)
+            fmt = [self.resolve(x) for x in self.expand(words[3], split=False)]  # (a script argument: its value)
+            args = [self.resolve(a) for w in words[4:] for a in self.expand(w)]
+            value = None
+            if len(fmt) == 1 and not any(MARK in x for x in fmt + args):
+                value = printf_value(fmt[0], args)
+            if value is None:
+                value = self.unknown("$" + words[2], "printf -v at line %d (a format or value known only at run "
+                                     "time)" % self.line)
+            self.assign(words[2], value)
+            return
         if w0 in ("cat", "echo", "printf") and self.out is not None and not self.skipping:
             if self.cond:
                 self.written.pop(self.resolve(" ".join(self.expand(self.out[1], split=False))), None)
@@ -2788,7 +2809,7 @@ class Reader:
             # this shell expands it first: `\$X` reaches the reading shell as `$X` (bash(1): in an
             # unquoted body `\` quotes only `\`, `$` and backquote); the rest is read once, with
             # this shell's variables
-            body = re.sub(r"\\([\\$`])", r"\1", body)
+            body = self._heredoc_expand(body)
         self.depth += 1
         frames = len(self.frames)
         try:
@@ -2803,6 +2824,25 @@ class Reader:
             if prefix:
                 la.in_batch = False
         return True
+
+    def _heredoc_expand(self, body):
+        """An unquoted heredoc's `$X` / `${X}` whose known value holds shell syntax (a quote, a backslash, a `$`, an
+        operator) is put in as text: this shell expands the body and the shell that reads it parses the result
+        (bash(1) Here Documents), so `printf -v A '%q' "$V"` then `cmd ${A}` in a job script's heredoc gives the one
+        word V back, where the script's own `cmd ${A}` would give `a\\` and `b` (FastVideo
+        examples/train/run_slurm.sh's extra arguments; launch26). Other values are read with this shell's
+        variables as before. In the same pass `\\\\`, `\\$` and `\\`` lose their backslash (in an unquoted body `\\`
+        quotes only those)."""
+        def one(m):
+            if m.group(1):
+                return m.group(1)
+            name = m.group(2) or m.group(3)
+            v = self.vars.get(name)
+            if not isinstance(v, str) or MARK in v or not re.search(r"[\\'\"$`;|&<>()\n]", v):
+                return m.group(0)
+            return v  # as it is: the value's own backslashes reach the reading shell
+
+        return re.sub(r"\\([\\$`])|\$(?:(" + NAME + r")|\{(" + NAME + r")\})", one, body)
 
     def _sbatch_heredoc(self, rest):
         """`sbatch [options] <<EOF ... EOF`: sbatch(1) reads the batch script from its standard
@@ -3013,6 +3053,46 @@ class Reader:
         return None
 
 
+_PRINTF_SAFE = re.compile(r"[A-Za-z0-9_./:@%+=~#-]")
+
+
+def _printf_q(v):
+    """printf's %q (bash lib/sh/shquote.c sh_backslash_quote): a backslash before each character the shell would
+    read otherwise; '' for the empty string. None where bash would write $'...' (a control character)."""
+    if v == "":
+        return "''"
+    if any(ord(c) < 32 or ord(c) == 127 for c in v):
+        return None
+    return "".join(c if _PRINTF_SAFE.match(c) and not (i == 0 and c in "~#") else "\\" + c
+                   for i, c in enumerate(v))
+
+
+def printf_value(fmt, args):
+    """The text `printf FORMAT ARGS` writes, for formats of %s, %q, %d, %% and the escapes \\n \\t \\\\ (bash(1)
+    printf: the format is reused until the arguments are used up; a conversion with no argument left reads the
+    empty string, or 0). None for anything else (a width, a flag, another conversion): not followed."""
+    parts = re.split(r"(%%|%[sqd]|%|\\\\|\\n|\\t|\\)", fmt)
+    if any(p in ("%", "\\") for p in parts):
+        return None
+    nconv = sum(1 for p in parts if p in ("%s", "%q", "%d"))
+    out, args = [], list(args)
+    while True:
+        for p in parts:
+            if p in ("%s", "%q", "%d"):
+                a = args.pop(0) if args else ("0" if p == "%d" else "")
+                if p == "%q":
+                    a = _printf_q(a)
+                    if a is None:
+                        return None
+                elif p == "%d" and not re.match(r"^[+-]?[0-9]+$", a):
+                    return None
+                out.append(str(int(a)) if p == "%d" else a)
+            else:
+                out.append({"%%": "%", "\\\\": "\\", "\\n": "\n", "\\t": "\t"}.get(p, p))
+        if not args or not nconv:
+            return "".join(out)
+
+
 def _appends_words(before, value):
     """Whether a new value is the old one with words appended (`X="$X --flag v"`, `X+=" --flag"`)."""
     return isinstance(before, str) and isinstance(value, str) and len(value) > len(before) and \
@@ -3095,6 +3175,13 @@ def _eval(node):
         if abs(r) >= 1 << 63:
             raise ValueError("overflow")
         return r
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        # one comparison, 1 or 0 (bash(1) ARITHMETIC EVALUATION; a chain `a < b < c` is bash's (a < b) < c, not
+        # Python's: not read)
+        a, b = _eval(node.left), _eval(node.comparators[0])
+        ops = {ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b, ast.Eq: a == b, ast.NotEq: a != b}
+        if type(node.ops[0]) in ops:
+            return int(ops[type(node.ops[0])])
     raise ValueError("not arithmetic")
 
 

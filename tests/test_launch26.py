@@ -1,0 +1,174 @@
+"""launch26: `gpudoctor plan SCRIPT` on real launch scripts of public training repositories (round 7,
+bench/data/launch_real_scripts26.tsv part fix26; round 6's measure part, bench/data/launch_real_scripts25.tsv part
+measure25, is this round's other fix part). Each case is a real script's own lines (cited by URL and commit), read by
+gpudoctor/launch/script.py and run by the real bash with the launchers replaced by stubs that record their argv (srun
+runs its command as one task, sbatch runs its standard input; nothing is trained or started): every word gpudoctor
+knows must be the word bash passes."""
+
+import shutil
+import subprocess
+
+import pytest
+from test_launch25 import agrees, bash_run
+
+from gpudoctor.launch.script import MARK, printf_value, read_script
+
+# ------------------------------------------------------------------ FastVideo examples/train/run_slurm.sh
+# https://github.com/hao-ai-lab/FastVideo/blob/2f3d4074064e4d86f99dc784ebbaa296e6f5925f/examples/train/run_slurm.sh
+# lines 28-32, 35-36, 39, 45, 55-59, 79-86 and 102-134 (the W&B, logging and echo lines left out). The job script is
+# an unquoted heredoc fed to sbatch; `printf -v CONFIG_SHELL_ARG '%q' "${CONFIG}"` was read as a variable of the
+# environment ('$CONFIG_SHELL_ARG' unknown), `if (( ${#EXTRA_ARGS[@]} > 0 ))` was undecided (the arguments' words
+# planned as an optional unknown), and the extra arguments, quoted with %q and put into the heredoc as text, were
+# read as this shell's words (`a\\` and `b` for the one argument `a b`).
+FASTVIDEO = r'''#!/usr/bin/env bash
+set -euo pipefail
+
+CONFIG="${1:?Usage: $0 <config.yaml> <num_nodes> [extra flags...]}"
+NUM_NODES="${2:?Usage: $0 <config.yaml> <num_nodes> [extra flags...]}"
+shift 2
+
+PARTITION="${PARTITION:-main}"
+NUM_GPUS="${NUM_GPUS:-8}"
+MASTER_PORT="${MASTER_PORT:-29500}"
+
+TOTAL_GPUS=$(( NUM_NODES * NUM_GPUS ))
+
+SBATCH_ARGS=(
+    --partition="${PARTITION}"
+    --nodes="${NUM_NODES}"
+    --ntasks="${NUM_NODES}"
+    --ntasks-per-node=1
+)
+
+EXTRA_ARGS=("$@")
+# Shell-escape values before embedding them in the generated Bash script so
+# config paths and override arguments retain their original boundaries.
+printf -v CONFIG_SHELL_ARG '%q' "${CONFIG}"
+EXTRA_ARGS_SHELL=""
+if (( ${#EXTRA_ARGS[@]} > 0 )); then
+    printf -v EXTRA_ARGS_SHELL ' %q' "${EXTRA_ARGS[@]}"
+fi
+
+sbatch "${SBATCH_ARGS[@]}" <<EOF
+#!/bin/bash
+set -e -x
+
+export MASTER_PORT=${MASTER_PORT}
+nodes=( \$(scontrol show hostnames \$SLURM_JOB_NODELIST) )
+export MASTER_ADDR=\${nodes[0]}
+launch_training_node() {
+    export TRITON_CACHE_DIR="/tmp/triton_cache_\${SLURM_PROCID}"
+    exec torchrun \\
+        --nnodes "\${SLURM_JOB_NUM_NODES}" \\
+        --nproc_per_node ${NUM_GPUS} \\
+        --node_rank "\${SLURM_PROCID}" \\
+        --rdzv_backend=c10d \\
+        --rdzv_endpoint="\${MASTER_ADDR}:\${MASTER_PORT}" \\
+        fastvideo/train/entrypoint/train.py \\
+        --config ${CONFIG_SHELL_ARG} \\
+        --training.distributed.num_gpus ${TOTAL_GPUS}${EXTRA_ARGS_SHELL}
+}
+export -f launch_training_node
+srun bash -c launch_training_node
+EOF
+'''
+
+# sbatch: the batch script from standard input, run with the allocation's variables (--nodes=N: N nodes)
+SBATCH = """#!/bin/bash
+n=1
+for a in "$@"; do case "$a" in --nodes=*) n="${a#--nodes=}";; esac; done
+SLURM_JOB_NUM_NODES=$n SLURM_JOB_NODELIST=aa exec bash -s
+"""
+SCONTROL = "#!/bin/bash\necho aa\n"
+
+
+def fastvideo_real(tmp_path, script, args):
+    stubs = tmp_path / "bin"
+    stubs.mkdir(exist_ok=True)
+    for name, text in (("sbatch", SBATCH), ("scontrol", SCONTROL)):
+        (stubs / name).write_text(text)
+        (stubs / name).chmod(0o700)
+    return bash_run(tmp_path, script, args)
+
+
+@pytest.mark.parametrize("extra", [
+    [],
+    ["--training.optimizer.learning_rate", "1e-5"],  # the script's own usage example
+    ["--training.checkpoint.resume_from_checkpoint", "outputs/my run/checkpoint-1000"],  # a space in a value
+    ["--tracker.name", "it's $HOME; `x` (a|b) & c"],  # quotes, a $, a backquote, operators: words, as bash passes
+])
+def test_fastvideo_printf_v_into_the_heredoc_matches_bash(tmp_path, extra):
+    script = tmp_path / "run_slurm.sh"
+    script.write_text(FASTVIDEO)
+    args = ["examples/train/configs/example.yaml", "2"] + extra
+    real = [r for r in fastvideo_real(tmp_path, script, args) if r[0] == "torchrun"]
+    assert len(real) == 1, real
+    rs = read_script(str(script), args)
+    assert len(rs.launches) == 1
+    words = rs.launches[0].argv
+    assert words[0] == "srun" and "torchrun" in words
+    words = words[words.index("torchrun"):]
+    assert agrees(words, real[0]), (words, real[0])
+    # the config and every extra word are known (they were '$CONFIG_SHELL_ARG' and an optional unknown)
+    i = words.index("--config")
+    assert words[i + 1] == "examples/train/configs/example.yaml"
+    assert words[-len(extra) - 2:] == ["--training.distributed.num_gpus", "16"] + extra
+
+
+# ------------------------------------------------------------------ printf against bash's own printf
+@pytest.mark.parametrize("fmt,args", [
+    ("%q", ["examples/train/configs/example.yaml"]),
+    (" %q", ["--training.lr", "1e-5", "a b", "x,y", "~h", "a~h", "a#b", "#c", "a=b", "it's", "$HOME", "a@b:c%d+e",
+             "(x)", "a|b;c&d", "<in>", "`q`", '"dq"', "back\\slash", "*.y?ml[0]", "{a,b}", "!x", "^c"]),
+    ("%q", []), (" %q", []), ("%s-%s\\n", ["a", "b", "c"]), ("%d%%", ["5"]), ("%s", []), ("x%sy", ["1", "2"]),
+])
+def test_printf_value_is_bash_printf(fmt, args):
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash here")
+    real = subprocess.run([bash, "-c", 'printf -v X "$@"; printf %s "$X"', "_", fmt] + args, capture_output=True,
+                          text=True, timeout=10).stdout
+    assert printf_value(fmt, args) == real
+
+
+@pytest.mark.parametrize("fmt,args", [("%q", ["a\tb"]), ("%5s", ["a"]), ("%x", ["1"]), ("%d", ["1.5"])])
+def test_printf_value_not_followed(fmt, args):
+    # bash writes $'a\tb', pads, prints hex, refuses 1.5: not read here, the variable stays unknown
+    assert printf_value(fmt, args) is None
+
+
+def test_printf_v_with_a_value_known_at_run_time_stays_unknown(tmp_path):
+    s = tmp_path / "s.sh"
+    s.write_text('printf -v C "%q" "$CONFIG_PATH"\ntorchrun --nproc_per_node 2 t.py --config $C\n')
+    rs = read_script(str(s))
+    w = rs.launches[0].argv
+    assert MARK in w[-1]
+    assert any("printf -v at line 1" in u.why for u in rs.launches[0].unknown)
+
+
+# ------------------------------------------------------------------ (( )) as an if condition
+@pytest.mark.parametrize("args,want", [(["a"], "no"), (["a", "b", "c"], "yes")])
+def test_arith_condition_decides_the_branch(tmp_path, args, want):
+    s = tmp_path / "s.sh"
+    s.write_text('shift 1\nE=("$@")\nif (( ${#E[@]} > 0 )); then X=yes; else X=no; fi\n'
+                 'torchrun --nproc_per_node 2 t.py --y $X\n')
+    real = bash_run(tmp_path, s, args)
+    assert real[0][-1] == want
+    rs = read_script(str(s), args)
+    assert rs.launches[0].argv[-1] == want
+
+
+@pytest.mark.parametrize("expr,want", [("3 < 2", "0"), ("2 == 2", "1"), ("5 != 5", "0"), ("2 >= 2", "1")])
+def test_arith_comparison_is_bash(tmp_path, expr, want):
+    s = tmp_path / "s.sh"
+    s.write_text('N=$(( %s ))\ntorchrun --nproc_per_node 2 t.py --k $N\n' % expr)
+    assert bash_run(tmp_path, s)[0][-1] == want
+    assert read_script(str(s)).launches[0].argv[-1] == want
+
+
+def test_arith_chained_comparison_is_not_read_as_python(tmp_path):
+    # bash: (3 > 2) > 1 is 1 > 1, 0; Python's chain 3 > 2 > 1 is True
+    s = tmp_path / "s.sh"
+    s.write_text('N=$(( 3 > 2 > 1 ))\ntorchrun --nproc_per_node 2 t.py --k $N\n')
+    assert bash_run(tmp_path, s)[0][-1] == "0"
+    assert read_script(str(s)).launches[0].argv[-1] != "1"
