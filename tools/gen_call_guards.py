@@ -92,6 +92,18 @@ def _funcs(tree):
     return out
 
 
+def _dataclass_fields(tree):
+    """{class: its fields} of the module's @dataclass classes (their generated __init__ takes the fields:
+    TrainingArguments' bf16, fp16, ...); https://docs.python.org/3/library/dataclasses.html"""
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(
+                "dataclass" in ast.unparse(d) for d in node.decorator_list):
+            out[node.name] = {x.target.id for x in node.body
+                              if isinstance(x, ast.AnnAssign) and isinstance(x.target, ast.Name)}
+    return out
+
+
 def _params(fn):
     a = fn.args
     return [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg not in ("self", "cls")]
@@ -142,11 +154,14 @@ def _public(qual, cls):
     return not _private(name)
 
 
-def _apis(qual, cls, fn, funcs, calls):
-    """The public callables of the module that reach ``fn`` (itself when public)."""
+def _apis(qual, cls, fn, funcs, calls, area=None):
+    """The public callables of the module that reach ``fn`` (itself when public); else, with ``area`` (the public
+    callables of the other modules of its folder: [(module, qual, cls, the private names it calls)]), those that call
+    it or a private function of its module that reaches it (FullyShardedDataParallel.__init__ calls
+    fsdp/_init_utils.py's _init_param_handle_from_module, which calls _check_single_device_module)."""
     if _public(qual, cls):
         return [qual]
-    seen, frontier, found = {qual}, [fn.name], []
+    seen, frontier, found, reached = {qual}, [fn.name], [], {fn.name}
     for _ in range(DEPTH):
         nxt = []
         for q, c, f in funcs:
@@ -159,9 +174,15 @@ def _apis(qual, cls, fn, funcs, calls):
                 found.append(q)
             else:
                 nxt.append(f.name)
+                reached.add(f.name)
         if found or not nxt:
             break
         frontier = nxt
+    if not found and area:
+        for module, q, c, called, _p in area:
+            if called & reached:
+                found.append("%s.%s" % (module, c if q.endswith(".__init__") else q) if c else "%s.%s" % (module, q))
+        found = ["@" + x for x in found]  # (another module's: written whole)
     return sorted(set(found))[:MAX_API] if len(set(found)) <= MAX_API else []
 
 
@@ -207,8 +228,36 @@ def _text(how, test):
         getattr(test, "op", None), ast.And) else src
 
 
-def sites_of_file(path, src, version):
-    """The rows of one source file (``path``: its package path, torch/distributed/device_mesh.py)."""
+def _module(path):
+    module = path[:-3].replace("/", ".")
+    return module[:-len(".__init__")] if module.endswith(".__init__") else module
+
+
+def _area(path):
+    """The folder whose modules' public callables may reach a private function of ``path`` (torch/distributed/fsdp)."""
+    return "/".join(path.split("/")[:3]) if path.count("/") >= 3 else path.rsplit("/", 1)[0]
+
+
+def areas(files):
+    """{folder: [(module, qual, cls, the private names it calls, its parameters)]} of the public callables of
+    ``files``."""
+    out = {}
+    for path, src in files:
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            continue
+        for q, c, f in _funcs(tree):
+            if _public(q, c):
+                called = {n for n in _calls(f) if _private(n)}
+                if called:
+                    out.setdefault(_area(path), []).append((_module(path), q, c, called, tuple(_params(f))))
+    return out
+
+
+def sites_of_file(path, src, version, area=None):
+    """The rows of one source file (``path``: its package path, torch/distributed/device_mesh.py; ``area``: the
+    public callables of its folder, areas())."""
     try:
         tree = ast.parse(src)
     except SyntaxError:
@@ -216,9 +265,9 @@ def sites_of_file(path, src, version):
     funcs = _funcs(tree)
     calls = {q: _calls(f) for q, _c, f in funcs}
     inits = {c: set(_params(f)) for q, c, f in funcs if c and f.name == "__init__"}
-    module = path[:-3].replace("/", ".")
-    if module.endswith(".__init__"):
-        module = module[:-len(".__init__")]
+    inits.update(_dataclass_fields(tree))
+    module = _module(path)
+    mine = [x for x in (area or []) if x[0] != module]
     rows = []
     for level, where, fmt, first in wheelmsgs.sites_of(path, [src]):
         if level != "raise" or not knowgen.own_enough(fmt):
@@ -230,7 +279,9 @@ def sites_of_file(path, src, version):
         qual, cls, fn = owner[-1]
         tests = _guard(fn, line)
         names, attrs = _reads(tests)
-        apis = _apis(qual, cls, fn, funcs, calls)
+        apis = _apis(qual, cls, fn, funcs, calls, mine)
+        other = [a[1:] for a in apis if a.startswith("@")]
+        apis = [a for a in apis if not a.startswith("@")]
         # a private helper's parameter is named only when the public call has one of that name (send's dst reaches
         # _check_not_self_rank as `rank`: not a name the user wrote)
         byq = {q: f for q, _c, f in funcs}
@@ -238,6 +289,9 @@ def sites_of_file(path, src, version):
         for a in apis:
             f = byq.get(a) or byq.get(a + ".__init__")
             api_params.update(_params(f) if f is not None else ())
+        for m, q, c, _called, ps in mine:
+            if "%s.%s" % (m, c if q.endswith(".__init__") else q) in other:
+                api_params.update(ps)  # (another module's public call: its parameters of the same name)
         renamed = _passed(fn, [byq.get(a) or byq.get(a + ".__init__") for a in apis]) if qual not in apis else {}
         params, inner = [], []
         for p in _params(fn):
@@ -270,15 +324,16 @@ def sites_of_file(path, src, version):
             continue
         guard = " and ".join(_text(h, t) for h, t in tests)
         rows.append({"where": where, "text": fmt, "re": rx, "func": "%s.%s" % (module, qual),
-                     "api": ["%s.%s" % (module, a) for a in apis], "guard": guard[:MAX_GUARD],
+                     "api": ["%s.%s" % (module, a) for a in apis] + other, "guard": guard[:MAX_GUARD],
                      "params": params, "inner": inner, "passed": passed, "state": state, "package": path.split("/", 1)[0]})
     return rows
 
 
 def build(files, version):
     ids, sites = set(), []
+    folders = areas(files)
     for path, src in files:
-        for row in sites_of_file(path, src, version):
+        for row in sites_of_file(path, src, version, folders.get(_area(path))):
             row["id"] = knowgen.unique_id("%s.%s" % (NAME, knowgen.slug(row["text"])[:60]), ids)
             sites.append(row)
     # one text raised at sites of different calls: the calls all stay listed (the traceback's frame picks one)
