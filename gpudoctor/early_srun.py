@@ -153,7 +153,9 @@ def plan(argv, environ):
             return None
     if any(_may_name_python(p) for p in _configs(environ)):
         return None
-    nodelist = environ["SLURM_JOB_NODELIST"]
+    from gpudoctor.transport import default_nodelist
+
+    nodelist = default_nodelist(environ)[0] or ""  # the nodes inventory.resolve will pick (srun -N3: the step's)
     n = count_nodes(nodelist)
     if not n or n < 2 or n > MAX_EARLY:
         return None
@@ -176,7 +178,9 @@ def _first_part(environ):
     `facts` or `check` that plan() lets through ({"resolve": the job's nodes in
     inventory.resolve's order, "env_key": a new key}), the stub transport/srun.py builds of
     them with the cached blob."""
-    nodelist = environ.get("SLURM_JOB_NODELIST") or ""
+    from gpudoctor.transport import default_nodelist
+
+    nodelist = default_nodelist(environ)[0] or ""
     from gpudoctor.nodes import _plain_indexes, expand
 
     if _plain_indexes(nodelist) is None or any(_may_name_python(p, _HISTORY_KEY) for p in _configs(environ)):

@@ -230,11 +230,12 @@ def resolve(hosts_file=None, nodeset=None, environ=None, max_nodes=None):
     # prolog/epilog (SLURM_SCRIPT_CONTEXT), where each node checks only itself.
     # A heterogeneous job sets no $SLURM_JOB_NODELIST: its components' node sets together
     # (transport.job_nodelist; such a job was checked as this machine alone).
-    from gpudoctor.transport import job_nodelist
+    # A task of `srun -N3` in a 4-node job: the step's nodes (transport.default_nodelist).
+    from gpudoctor.transport import default_nodelist
 
-    job_nodes, job_source = job_nodelist(environ)
+    job_nodes, job_source = default_nodelist(environ)
     if not hosts_file and nodeset is None and job_nodes and not environ.get("SLURM_SCRIPT_CONTEXT"):
-        hosts.extend(Host(name=n, source="$SLURM_JOB_NODELIST")
+        hosts.extend(Host(name=n, source=job_source if job_source == "$SLURM_STEP_NODELIST" else "$SLURM_JOB_NODELIST")
                      for n in _expand_bounded(job_nodes, job_source, limit))
     if len(hosts) > limit:
         raise InputError("%d nodes named, more than --max-nodes %d" % (len(hosts), limit))

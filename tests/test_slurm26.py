@@ -153,3 +153,35 @@ def test_an_answer_that_arrived_before_the_deadline_is_read_after_it():
     w.put({"event": "result", "ok": True})
     assert w.next_event(time.time() - 1) == {"event": "result", "ok": True}
     assert w.next_event(time.time() - 1) is None  # nothing more: past the deadline, no wait
+
+
+# ---------------------------------------------------------------- (e) srun -N3 inside a 4-node allocation
+
+def test_srun_N3_inside_a_4_node_job_checks_the_steps_3_nodes(ms):
+    """Every task of `srun -N3` in `salloc -N4` sees SLURM_JOB_NODELIST=sn[1-4] and SLURM_STEP_NODELIST=sn[1-3]; the
+    run checked all four nodes. `srun` over the whole job still checks the four."""
+    import json
+
+    p = ms.run(*(["salloc", "-N4", "-t", "3", "srun", "-N3"] + GD + ["check", "--json"]), timeout=150, cwd=ms.cwd,
+               env={"PYTHONPATH": REPO})
+    assert p.returncode in (0, 1), (p.returncode, p.stderr[-2000:])
+    doc = json.loads(p.stdout)
+    assert sorted(n["host"] if isinstance(n, dict) else n for n in doc["nodes"]) == ["sn1", "sn2", "sn3"], doc["nodes"]
+    p = ms.run(*(["salloc", "-N4", "-t", "3", "srun"] + GD + ["check", "--json"]), timeout=150, cwd=ms.cwd,
+               env={"PYTHONPATH": REPO})
+    doc = json.loads(p.stdout)
+    assert len(doc["nodes"]) == 4, doc["nodes"]
+
+
+def test_the_step_nodelist_is_used_only_for_a_task_of_an_srun_step():
+    from gpudoctor.transport import default_nodelist
+
+    job = {"SLURM_JOB_ID": "7", "SLURM_JOB_NODELIST": "sn[1-4]", "SLURM_STEP_NODELIST": "sn[1-3]"}
+    assert default_nodelist(dict(job, SLURM_STEP_ID="0")) == ("sn[1-3]", "$SLURM_STEP_NODELIST")
+    assert default_nodelist(job) == ("sn[1-4]", "$SLURM_JOB_NODELIST")  # a batch script: no SLURM_STEP_ID
+    assert default_nodelist(dict(job, SLURM_STEP_ID="4294967291"))[0] == "sn[1-4]"  # Slurm's batch step
+    assert default_nodelist(dict(job, SLURM_STEP_ID="x1"))[0] == "sn[1-4]"
+    het = dict(job, SLURM_STEP_ID="0", SLURM_HET_SIZE="2", SLURM_JOB_NODELIST_HET_GROUP_0="sn1",
+               SLURM_JOB_NODELIST_HET_GROUP_1="sn[2-3]")
+    assert default_nodelist(het)[0] == "sn1,sn[2-3]"
+    assert default_nodelist({"SLURM_STEP_ID": "0", "SLURM_STEP_NODELIST": "sn1"}) == (None, None)  # no job

@@ -249,6 +249,27 @@ def job_nodelist(environ=None):
     return None, None
 
 
+# Slurm's step ids above these are its own steps, not srun's: the batch script's, the extern step, the
+# interactive step (slurm/slurm.h: SLURM_BATCH_SCRIPT 0xfffffffb, SLURM_EXTERN_CONT 0xfffffffc, ...)
+MAX_SRUN_STEP = 0xfffffff0
+
+
+def default_nodelist(environ=None):
+    """(the node set a run inside an allocation checks when no --nodes/--hosts name one, its variable). A task of a
+    step that srun started on part of the job (`srun -N3 gpudoctor check` in a 4-node job) gets its step's nodes,
+    $SLURM_STEP_NODELIST: every task of that step sees SLURM_JOB_NODELIST=sn[1-4] and SLURM_STEP_NODELIST=sn[1-3]
+    (Slurm 22.05, the 4-node bed; srun(1), OUTPUT ENVIRONMENT VARIABLES,
+    https://slurm.schedmd.com/srun.html#SECTION_OUTPUT-ENVIRONMENT-VARIABLES), and the run checked all four
+    (slurm26). A batch script (no SLURM_STEP_ID) and a heterogeneous job keep job_nodelist's."""
+    env = os.environ if environ is None else environ
+    nodes, source = job_nodelist(env)
+    step, sid = env.get("SLURM_STEP_NODELIST"), env.get("SLURM_STEP_ID") or ""
+    if nodes and step and sid.isdigit() and len(sid) <= 10 and int(sid) < MAX_SRUN_STEP and \
+            not env.get("SLURM_HET_SIZE"):
+        return step, "$SLURM_STEP_NODELIST"
+    return nodes, source
+
+
 def step_task(environ=None):
     """(this task's number, the step's number of tasks, "JOB.STEP") when this process is a task
     of a job step that srun started inside an allocation, else None.
