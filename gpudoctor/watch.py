@@ -863,8 +863,8 @@ def watch_memory(facts, config):
                                for g in full),
             expected="under %.0f%% of each GPU's memory" % (100 * MEM_FULL),
             fix="print(torch.cuda.max_memory_allocated() >> 20, torch.cuda.memory_reserved() >> 20)   # in the job, "
-                "MiB: what the tensors needed against what the allocator reserved\n# less per GPU: a smaller micro-batch with gradient "
-                "accumulation, activation checkpointing, or FSDP/ZeRO sharding")
+                "MiB: what the tensors needed against what the allocator reserved\n# less per GPU: a smaller "
+                "micro-batch with gradient accumulation, activation checkpointing, or FSDP/ZeRO sharding")
     stray = stray_contexts(w)
     if len(mine) >= 2:
         top = max(mine, key=lambda g: g["mem_used_mib"])
@@ -904,8 +904,8 @@ def watch_memory(facts, config):
         return
     used = [g["mem_used_mib"] for g in mine]
     frac = [float(g["mem_used_mib"]) / g["mem_total_mib"] for g in mine]
-    yield Pass("GPU %s hold %s GiB of %s GiB at the peak (%s); %s" % (
-        ",".join(str(g["index"]) for g in mine), span(min(used), max(used), _gib),
+    yield Pass("GPU %s hold%s %s GiB of %s GiB at the peak (%s); %s" % (
+        ",".join(str(g["index"]) for g in mine), "s" if len(mine) == 1 else "", span(min(used), max(used), _gib),
         span(min(g["mem_total_mib"] for g in mine), max(g["mem_total_mib"] for g in mine), lambda x: "%.0f" % (
             x / 1024.0)), span(min(frac), max(frac), lambda x: "%.0f%%" % (100 * x)),
         "even across the job's GPUs" if len(mine) >= 2 else "one GPU"))
