@@ -172,3 +172,52 @@ def test_arith_chained_comparison_is_not_read_as_python(tmp_path):
     s.write_text('N=$(( 3 > 2 > 1 ))\ntorchrun --nproc_per_node 2 t.py --k $N\n')
     assert bash_run(tmp_path, s)[0][-1] == "0"
     assert read_script(str(s)).launches[0].argv[-1] != "1"
+
+
+# ------------------------------------------------------------------ srun with no command (round 6's Left)
+# Luodian/Otter pipeline/benchmarks/public_datasets_suite/run_eval_otter_slurm.sh lines 1-4 and 23-28
+# https://github.com/Luodian/Otter/blob/1e7eb9a6fb12ef410082e796c463b99495637b85/pipeline/benchmarks/public_datasets_suite/run_eval_otter_slurm.sh
+# (round 6's measure25): line 24 ends with srun's options, its `\` missing; it was refused as "--launch names no
+# launcher", naming a flag the user never typed.
+OTTER = '''#!/bin/bash
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=2
+#SBATCH --gpus-per-task=1
+
+export PYTHONPATH="$PYTHONPATH:Otter"
+srun --cpu_bind=v --accel-bind=gn
+python -m pipeline.eval.evaluate \\
+    --model=otter \\
+    --model_path=/data/bli/checkpoints/OTTER-Image-MPT7B \\
+    --checkpoint_path="/data/bli/checkpoints/OTTER-Image-MPT7B/final_weights.pt" \\
+    --results_file="OTTER_0725_pub_eval_results.json"
+'''
+
+
+def test_srun_with_no_command_is_srun_s_refusal(tmp_path):
+    p = tmp_path / "run_eval_otter_slurm.sh"
+    p.write_text(OTTER)
+    (la,) = read_script(str(p), [], environ={}).launches
+    assert la.line == 7
+    assert la.refused.startswith("srun would refuse this: no command after its options")
+    assert "--launch" not in la.refused and "names no launcher" not in la.refused
+    # bash runs srun with its two options alone, then python on its own line
+    real = bash_run(tmp_path, p, progs=("python",))
+    assert real[0] == ["srun", "--cpu_bind=v", "--accel-bind=gn"]
+    assert real[1][:3] == ["python", "-m", "pipeline.eval.evaluate"]
+    srun = shutil.which("srun")
+    if srun:  # Slurm's own srun, reading its options only (it contacts nothing first)
+        conf = tmp_path / "slurm.conf"
+        conf.write_text("ClusterName=x\nSlurmctldHost=localhost\nNodeName=n1 CPUs=1\nPartitionName=p Nodes=n1\n")
+        out = subprocess.run([srun] + real[0][1:], env={"SLURM_CONF": str(conf), "PATH": "/usr/bin:/bin"},
+                             capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+        assert out.returncode == 1 and "srun: fatal: No command given to execute." in out.stderr
+
+
+@pytest.mark.parametrize("line", ["srun -N 2 python t.py", "srun --nodes=2 -n 4 torchrun --nproc_per_node 2 t.py",
+                                  "srun -p $PART python t.py"])
+def test_srun_with_a_command_is_not_refused_so(tmp_path, line):
+    p = tmp_path / "s.sh"
+    p.write_text(line + "\n")
+    for la in read_script(str(p), [], environ={}).launches:
+        assert not (la.refused or "").startswith("srun would refuse this: no command")

@@ -2680,7 +2680,7 @@ class Reader:
                                                written=dict(self.written),
                                                in_batch=bool(self.batch and prog != "srun" and not lead),
                                                no_args=self.arg_reads > getattr(self, "cmd_reads", self.arg_reads),
-                                               blocked=self._missing_input(),
+                                               blocked=self._missing_input() or _srun_no_command(rest),
                                                empties={k: self.set_empty[k] for k in sorted(self.empty_reads)
                                                         if k in self.set_empty}))
 
@@ -3782,6 +3782,24 @@ def _srun_one_node(argv):
     if not argv or os.path.basename(argv[0]) != "srun":
         return False
     return any(name in ("-N", "--nodes", "-n", "--ntasks") and val in ("1", "1-1") for name, val in _srun_opts(argv))
+
+
+def _srun_no_command(argv):
+    """srun's refusal of `srun [opts]` with no command after its options (Otter's run_eval_otter_slurm.sh line 24,
+    `srun --cpu_bind=v --accel-bind=gn` with its `\\` missing before the python line: refused as "--launch names no
+    launcher", a flag not typed; launch26). Slurm's srun 22.05 here says "srun: fatal: No command given to execute."
+    and exits 1, before it reads any configuration; bash then runs the next line on its own."""
+    from gpudoctor.launch import SRUN_VALUE
+
+    if not argv or os.path.basename(argv[0]) != "srun" or any(MARK in a for a in argv[1:]):
+        return None
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):
+        i += 2 if ("=" not in argv[i] and argv[i] in SRUN_VALUE) else 1
+    if i < len(argv):
+        return None
+    return ("srun would refuse this: no command after its options (srun: fatal: No command given to execute.; exit "
+            "1), and bash goes on with the next line on its own: a `\\` missing at the end of this line?")
 
 
 def _srun_opts(argv):
