@@ -185,3 +185,25 @@ def test_the_step_nodelist_is_used_only_for_a_task_of_an_srun_step():
                SLURM_JOB_NODELIST_HET_GROUP_1="sn[2-3]")
     assert default_nodelist(het)[0] == "sn1,sn[2-3]"
     assert default_nodelist({"SLURM_STEP_ID": "0", "SLURM_STEP_NODELIST": "sn1"}) == (None, None)  # no job
+
+
+# ---------------------------------------------------------------- (e) SLURM_GPUS exported
+
+def test_slurm_gpus_exported_is_named_where_srun_refuses_the_gres(ms):
+    """SLURM_GPUS=2 exported (sbatch --gpus exports it) and `check --via srun --nodes sn[1-4]` outside a job: srun
+    refused the step ('--gpus < -N', then 'Invalid generic resource (gres) specification') and every node read only
+    srun's words."""
+    p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-4]", "--select", "shm.size"]), timeout=150,
+               cwd=ms.cwd, env={"PYTHONPATH": REPO, "SLURM_GPUS": "2"})
+    assert p.returncode == 1, (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+    flat = " ".join(p.stdout.split())
+    assert "Invalid generic resource" in flat and "srun read it from SLURM_GPUS=2 in the environment" in flat, flat[:3000]
+
+
+def test_the_gres_refusal_names_only_a_variable_that_is_set():
+    from gpudoctor.transport.srun import _env_said
+
+    line = "srun: error: Invalid generic resource (gres) specification"
+    assert "SLURM_GRES=gpu:9" in _env_said(line, {"SLURM_GRES": "gpu:9"})
+    assert _env_said(line, {"PATH": "/bin"}) == ""
+    assert "SLURM_EXCLUSIVE=1" in _env_said("srun: error: Invalid --exclusive specification", {"SLURM_EXCLUSIVE": "1"})

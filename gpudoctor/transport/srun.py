@@ -1402,12 +1402,27 @@ def _env_said(line, environ=None):
     variable it read it from (srun(1), INPUT ENVIRONMENT VARIABLES: SLURM_EXCLUSIVE for --exclusive):
     with SLURM_EXCLUSIVE=1 or SLURM_NO_KILL=1 exported every node read only srun's words (the 4-node
     bed). "" where no such variable is set."""
+    env = os.environ if environ is None else environ
     m = _INVALID_OPT.search(line)
-    if not m:
+    if m:
+        name = "SLURM_" + m.group(1).upper().replace("-", "_")
+    elif _INVALID_GRES in line:
+        # slurm26: SLURM_GPUS=2 exported (sbatch --gpus exports it), `check --via srun --nodes sn[1-4]` outside a job:
+        # srun's 'Failed to validate job spec, --gpus < -N' then this line on every node, and no word of the variable
+        name = next((n for n in _GRES_VARS if env.get(n) is not None), None)
+        if name is None:
+            return ""
+    else:
         return ""
-    name = "SLURM_" + m.group(1).upper().replace("-", "_")
-    value = (os.environ if environ is None else environ).get(name)
+    value = env.get(name)
     if value is None:
         return ""
     shown = "".join(c if c.isprintable() else "?" for c in value[:60])
     return " (srun read it from %s=%s in the environment: unset it for gpudoctor)" % (name, shown)
+
+
+# slurm_strerror(ESLURM_INVALID_GRES) (src/common/slurm_errno.c), and the srun input variables that ask for GPUs
+# (srun(1), INPUT ENVIRONMENT VARIABLES: --gpus, --gres, --gpus-per-node, --gpus-per-task), each seen giving it on
+# the 4-node bed (slurm23, slurm26)
+_INVALID_GRES = "Invalid generic resource (gres) specification"
+_GRES_VARS = ("SLURM_GPUS", "SLURM_GRES", "SLURM_GPUS_PER_NODE", "SLURM_GPUS_PER_TASK")
