@@ -221,3 +221,89 @@ def test_srun_with_a_command_is_not_refused_so(tmp_path, line):
     p.write_text(line + "\n")
     for la in read_script(str(p), [], environ={}).launches:
         assert not (la.refused or "").startswith("srun would refuse this: no command")
+
+
+# ------------------------------------------------------------------ torchtune's own `tune run` tests, ported
+# tests/torchtune/_cli/test_run.py (TestTuneRunCommand) of pytorch/torchtune at bd2a0fc (BSD-3-Clause):
+# https://github.com/pytorch/torchtune/blob/bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1/tests/torchtune/_cli/test_run.py
+# torchtune's tests mock Run._run_distributed / Run._run_single_device and check which one runs, or the message and
+# SystemExit 2 of a refusal; here the same command lines are planned: distributed = torchrun with tune run's
+# options, single device = one process, a refusal = the same words.
+@pytest.mark.parametrize("line,distributed", [
+    # test_run_calls_distributed_run_for_distributed_recipe
+    ("tune run --nproc_per_node 4 full_finetune_distributed --config llama2/7B_full", True),
+    # test_run_calls_single_device_run_for_single_device_recipe
+    ("tune run full_finetune_single_device --config llama2/7B_full_single_device", False),
+    # test_run_succeeds_with_local_recipe_file_and_default_config
+    ("tune run my_custom_recipe.py --config llama2/7B_full", False),
+    # test_run_calls_local_file_run_for_local_file_recipe
+    ("tune run my_custom_recipe.py --config custom_config.yaml", False),
+])
+def test_torchtune_cli_run_paths(line, distributed):
+    from gpudoctor.launch import build_plan
+
+    plan = build_plan(launch=line, environ={})
+    if distributed:
+        assert plan.launcher == "torchrun" and plan.world_max == 4
+    else:
+        assert plan.launcher == "tune run" and plan.world_max == 1
+        assert any("runs the recipe in this process" in n for n in plan.notes)
+    if "my_custom_recipe" in line:
+        assert plan.script == "-m my_custom_recipe"
+
+
+@pytest.mark.parametrize("line,msg", [
+    # test_run_fails_when_called_with_distributed_args_for_single_device_recipe
+    ("tune run --nproc_per_node 4 full_finetune_single_device --config llama2/7B_full_single_device",
+     "does not support distributed training"),
+    # test_run_fails_when_config_not_passed_in
+    ("tune run full_finetune_single_device batch_size=3", "The '--config' argument is required"),
+])
+def test_torchtune_cli_run_refusals(line, msg):
+    from gpudoctor.errors import InputError
+    from gpudoctor.launch import build_plan
+
+    with pytest.raises(InputError) as e:
+        build_plan(launch=line, environ={})
+    assert msg in str(e.value)
+
+
+# ------------------------------------------------------------------ the recipe table, generated from torchtune
+def test_torchtune_recipe_table_is_generated_from_the_registry(tmp_path):
+    """tools/gen_torchtune_recipes.py reads _ALL_RECIPES statically; the table in the tree is its output (the
+    registry's own text at bd2a0fc for the main-branch rows: a Recipe with configs and supports_distributed)."""
+    import json
+    import os
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "tools"))
+    import gen_torchtune_recipes as gen
+
+    src = ('from dataclasses import dataclass\n_ALL_RECIPES = [\n    Recipe(\n        name="a_distributed",\n'
+           '        file_path="a.py",\n        configs=[Config(name="m/1B", file_path="m/1B.yaml")],\n'
+           '        supports_distributed=True,\n    ),\n    Recipe(name="b_single", file_path="b.py", configs=[],'
+           ' supports_distributed=False),\n]\n')
+    assert gen.recipes(src) == {"a_distributed": {"distributed": True, "configs": ["m/1B"]},
+                                "b_single": {"distributed": False, "configs": []}}
+    (tmp_path / "r.py").write_text(src)
+    gen.main(["--file", "abc=%s" % (tmp_path / "r.py"), "-o", str(tmp_path / "t.json")])
+    t = json.loads((tmp_path / "t.json").read_text())
+    assert t["recipes"]["b_single"] == {"distributed": False, "configs": [], "in": ["abc"]}
+    with open(os.path.join(root, "gpudoctor", "launch", "flags", "torchtune_recipes.json")) as f:
+        shipped = json.load(f)
+    assert shipped["source"]["sources"][0]["label"] == "0.6.1"
+    r = shipped["recipes"]
+    assert r["full_finetune_distributed"]["distributed"] and not r["full_finetune_single_device"]["distributed"]
+    assert "llama2/7B_full" in r["full_finetune_distributed"]["configs"]
+    assert r["dev/grpo_full_finetune_distributed"]["in"] == ["bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1"]
+
+
+def test_a_main_branch_recipe_says_so():
+    from gpudoctor.launch import build_plan
+
+    plan = build_plan(launch="tune run --nnodes 1 --nproc_per_node 2 dev/grpo_full_finetune_distributed --config c",
+                      environ={})
+    assert any("not in its newest release 0.6.1" in n for n in plan.notes)
+    plan = build_plan(launch="tune run --nproc_per_node 2 full_finetune_distributed --config c", environ={})
+    assert not any("newest release" in n for n in plan.notes)

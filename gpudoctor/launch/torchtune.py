@@ -14,19 +14,14 @@ a path run as a module (`recipes/x.py` -> `-m recipes.x`)."""
 import re
 
 from gpudoctor.launch import torchrun
-from gpudoctor.launch.common import parse, refuse
+from gpudoctor.launch.common import parse, refuse, table
 
-# torchtune/_recipe_registry.py at bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1: each built-in recipe's name and its
-# supports_distributed
-RECIPES = {
-    "dev/grpo_full_finetune_distributed": True, "dev/async_grpo_full_finetune_distributed": False,
-    "full_finetune_single_device": False, "full_finetune_distributed": True, "lora_finetune_single_device": False,
-    "lora_dpo_single_device": False, "lora_dpo_distributed": True, "full_dpo_distributed": True,
-    "ppo_full_finetune_single_device": False, "lora_finetune_distributed": True,
-    "dev/lora_finetune_distributed_multi_dataset": True, "generate": False, "dev/generate_v2": False,
-    "dev/generate_v2_distributed": True, "dev/early_exit_finetune_distributed": True, "eleuther_eval": False,
-    "quantize": False, "qat_single_device": False, "qat_distributed": True, "qat_lora_finetune_distributed": True,
-    "knowledge_distillation_single_device": False, "knowledge_distillation_distributed": True}
+# torchtune/_recipe_registry.py's recipes (`tune ls`): each name, its supports_distributed and the sources it is in
+# (the newest PyPI release and torchtune's main branch), generated from torchtune itself by
+# tools/gen_torchtune_recipes.py (launch26; round 6's was a hand copy)
+_TABLE = table("torchtune_recipes")
+RECIPES = {name: r["distributed"] for name, r in _TABLE["recipes"].items()}
+RELEASE = _TABLE["source"]["sources"][0]["label"]  # the PyPI release read (first source)
 
 
 def read(plan, args, environ):
@@ -60,6 +55,10 @@ def read(plan, args, environ):
         plan.note("tune run starts torchrun with its options (torchtune's _run_distributed)%s" % (
             "" if a.rdzv_endpoint else ", standalone as no --rdzv-endpoint is given" + (
                 ": each node's workers meet on that node only" if (plan.nnodes_max or 1) > 1 else "")))
+    if builtin and RELEASE not in _TABLE["recipes"][recipe]["in"]:
+        plan.note("recipe %s is in torchtune's main branch, not in its newest release %s (PyPI): with that release "
+                  "installed, tune run runs it as the module %s of the working directory" % (
+                      recipe, RELEASE, re.sub(r"\.[^./]*$", "", recipe).replace("/", ".")))
     if not builtin:
         plan.note("recipe %s: not one of torchtune's built-in recipes (`tune ls`), so run as the module %s of the "
                   "working directory" % (recipe, target[3:]))
