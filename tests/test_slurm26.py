@@ -207,3 +207,10 @@ def test_the_gres_refusal_names_only_a_variable_that_is_set():
     assert "SLURM_GRES=gpu:9" in _env_said(line, {"SLURM_GRES": "gpu:9"})
     assert _env_said(line, {"PATH": "/bin"}) == ""
     assert "SLURM_EXCLUSIVE=1" in _env_said("srun: error: Invalid --exclusive specification", {"SLURM_EXCLUSIVE": "1"})
+
+
+def test_a_flooding_nodes_fix_fits_srun_too():
+    from gpudoctor.probe.findings import _hint
+
+    fix = _hint("garbage")
+    assert "wrapper" in fix and "python3 -c 1" in fix and "login banner" in fix, fix

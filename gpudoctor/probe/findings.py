@@ -25,7 +25,10 @@ PROBE_HINTS = {
     "python-missing": "no interpreter at that path on the node: pass --python with the job's interpreter",
     "python-old": "the node's python is older than 3.6: pass --python with a newer interpreter",
     "worker": "the probe worker failed on the node (see the error)",
-    "garbage": "the node answered with something that is not the probe's JSON (a login banner?)",
+    # (slurm26: a flood through srun, where no login banner exists: the interpreter's own wrapper printed it)
+    "garbage": "the node answered with something that is not the probe's JSON: something the interpreter or the "
+               "shell there prints first (a login banner or ~/.bashrc over ssh; a wrapper script, a module or "
+               "sitecustomize.py); run the interpreter there by hand (python3 -c 1) and see what it prints",
     "no-peer": "no peer reached this node's probe port",
     "stopped": "stopped because another node of the same job failed (see that node)",
     "not-local": "the address peers use for the node (ssh_config HostName, else the name) is not one of its own: "
