@@ -307,3 +307,37 @@ def test_a_main_branch_recipe_says_so():
     assert any("not in its newest release 0.6.1" in n for n in plan.notes)
     plan = build_plan(launch="tune run --nproc_per_node 2 full_finetune_distributed --config c", environ={})
     assert not any("newest release" in n for n in plan.notes)
+
+
+# ------------------------------------------------------------------ $[expr], bash's old arithmetic expansion
+# DAMO-NLP-SG/VideoLLaMA2 scripts/vllava/finetune.sh lines 4-5 and 24-27 (the environment test of lines 11-14 left
+# out: WORLD_SIZE and NPROC_PER_NODE from the arguments), then its torchrun's --gradient_accumulation_steps
+# https://github.com/DAMO-NLP-SG/VideoLLaMA2/blob/c0bb03abf6b8a6b9a8dccac006fb4db5d4d9e414/scripts/vllava/finetune.sh
+# `$[...]` was read as `$` then a glob: GRADIENT_ACCUMULATION_STEPS 'the environment at run time'.
+VLLAMA = '''#!/bin/bash
+WORLD_SIZE=${1:-1}
+NPROC_PER_NODE=${2:-8}
+GLOBAL_BATCH_SIZE=128
+LOCAL_BATCH_SIZE=4
+GRADIENT_ACCUMULATION_STEPS=$[$GLOBAL_BATCH_SIZE/($WORLD_SIZE*$NPROC_PER_NODE*$LOCAL_BATCH_SIZE)]
+torchrun --nnodes $WORLD_SIZE --nproc_per_node $NPROC_PER_NODE videollama2/train.py \\
+    --gradient_accumulation_steps $GRADIENT_ACCUMULATION_STEPS --h "$[NPROC_PER_NODE + 1]"
+'''
+
+
+@pytest.mark.parametrize("args,want", [([], ["4", "9"]), (["2", "4"], ["4", "5"]), (["1", "2"], ["16", "3"])])
+def test_old_arithmetic_expansion_is_bash(tmp_path, args, want):
+    p = tmp_path / "finetune.sh"
+    p.write_text(VLLAMA)
+    (real,) = bash_run(tmp_path, p, args)
+    assert [real[-3], real[-1]] == want
+    (la,) = read_script(str(p), args, environ={}).launches
+    assert [la.argv[-3], la.argv[-1]] == want and agrees(la.argv, real)
+
+
+def test_old_arithmetic_on_a_run_time_value_is_arithmetic(tmp_path):
+    p = tmp_path / "s.sh"
+    p.write_text('G=$[128/($WORLD_SIZE*8)]\ntorchrun --nproc_per_node 2 t.py --g $G\n')
+    (la,) = read_script(str(p), [], environ={}).launches
+    (u,) = [u for u in la.unknown if "arithmetic" in u.why]
+    assert "environment" not in u.why

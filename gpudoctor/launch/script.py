@@ -478,6 +478,9 @@ def _skip_dq(s, i, nest=0):
         if c == "$" and s[i + 1:i + 2] == "(":
             i = _skip_balanced(s, i + 1, "(", ")", nest=nest + 1)
             continue
+        if c == "$" and s[i + 1:i + 2] == "[":
+            i = _skip_balanced(s, i + 1, "[", "]", nest=nest + 1)
+            continue
         if c == "$" and s[i + 1:i + 2] == "{":
             # a ${...} inside double quotes is read to its own }: quotes in it nest, "${V//"/"/_}" is one quoted
             # word (bash(1) Parameter Expansion; bash 5.2 prints a_b_c for V=a/b/c)
@@ -506,8 +509,8 @@ def _unquoted_index(s, what, i=0):
             i = n if j < 0 else j + 1
         elif c == '"':
             i = _skip_dq(s, i + 1)
-        elif c == "$" and s[i + 1:i + 2] in ("(", "{"):
-            i = _skip_balanced(s, i + 1, s[i + 1], ")" if s[i + 1] == "(" else "}")
+        elif c == "$" and s[i + 1:i + 2] in ("(", "{", "["):
+            i = _skip_balanced(s, i + 1, s[i + 1], {"(": ")", "{": "}", "[": "]"}[s[i + 1]])
         elif c == "`":
             j = s.find("`", i + 1)
             i = n if j < 0 else j + 1
@@ -608,6 +611,10 @@ def lex(s):
             i = j
         elif c == "$" and s[i + 1:i + 2] == "{":
             j = _skip_balanced(s, i + 1, "{", "}")
+            word.append(s[i:j])
+            i = j
+        elif c == "$" and s[i + 1:i + 2] == "[":
+            j = _skip_balanced(s, i + 1, "[", "]")  # $[expr]: bash's old arithmetic expansion, one word
             word.append(s[i:j])
             i = j
         elif c == "`":
@@ -1067,6 +1074,12 @@ class Reader:
         if nxt == "(":
             j = _skip_balanced(s, i + 1, "(", ")")
             return self.command_subst(s[i + 2:j - 1]), j, None
+        if nxt == "[":
+            # `$[$GLOBAL_BATCH_SIZE/($WORLD_SIZE*$NPROC_PER_NODE*$LOCAL_BATCH_SIZE)]`: the old form of $((...)), which
+            # bash still expands (bash(1) Arithmetic Expansion; VideoLLaMA2 scripts/vllava/finetune.sh; it was read
+            # as `$` and a glob, the variable 'the environment at run time'; launch26)
+            j = _skip_balanced(s, i + 1, "[", "]")
+            return self._nested("$[...]", lambda: (self.arith(s[i + 2:j - 1]), None))[0], j, None
         if nxt == "{":
             j = _skip_balanced(s, i + 1, "{", "}")
             text, arr = self._nested("${...}", lambda: self.param(s[i + 2:j - 1], quoted))
