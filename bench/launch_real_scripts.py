@@ -184,6 +184,10 @@ EXTRA24["InternVideo__InternVideo2_multi_modality_torchrun.sh"] = (
 EXTRA25 = {"training__retired_benchmarks_stable_diffusion_run_and_time.sh": (
     "https://github.com/mlcommons/training/blob/aa344c7fb900e82ed19fb94aebfed50c63ab2204/retired_benchmarks/"
     "stable_diffusion/run_and_time.sh")}
+# round 7 (launch26): the same for round 6's measure part, fixed on this round: Ask-Anything's video_chat2 slurm
+# scripts run `srun ... bash torchrun.sh ...` from video_chat2/ (its README), the repository's torchrun.sh
+EXTRA26 = {"Ask-Anything__video_chat2_torchrun.sh": (
+    "https://github.com/OpenGVLab/Ask-Anything/blob/4dd8210b030374bb0c510a57dfbe916f70d3ef71/video_chat2/torchrun.sh")}
 # what the script needs on the machine before bash can reach its launch line: files made in
 # the working directory (the script's own cwd), the environment a user's login gives
 SIX = {"six_ALL_CCFRWORK": "W", "six_CCFRWORK": "W", "six_ALL_CCFRSCRATCH": "W", "six_CCFRSCRATCH": "W"}
@@ -252,6 +256,9 @@ SETUP = {
         copy=[("extra24/InternVideo__InternVideo2_multi_modality_torchrun.sh", "torchrun.sh")]),
     # round 6 (launch25): round 5's measure part, now fixed on: stable_diffusion's srun.sh runs run_and_time.sh (the
     # repository's, beside it) in each task; smollm's template needs its login files, configs and data shards (set -e)
+    **{n: dict(copy=[("extra26/Ask-Anything__video_chat2_torchrun.sh", "torchrun.sh")]) for n in (
+        "Ask-Anything__video_chat2_scripts_videochat_mistral_slurm_run_7b_stage4_hd.sh",
+        "Ask-Anything__video_chat2_scripts_videochat_vicuna_slurm_run_7b_stage1.sh")},
     "training__retired_benchmarks_stable_diffusion_scripts_slurm_srun.sh": dict(
         copy=[("extra25/training__retired_benchmarks_stable_diffusion_run_and_time.sh", "run_and_time.sh")]),
     "smollm__vision_experiments_pretraining_vloom_slurm_scripts_templates_with_launcher_train.slurm": dict(
@@ -469,7 +476,7 @@ def fetch(d):
         os.makedirs(os.path.join(d, part), exist_ok=True)
         with urllib.request.urlopen(raw, timeout=30) as r, open(os.path.join(d, part, name), "wb") as f:
             f.write(r.read())
-    for sub, extra in (("extra24", EXTRA24), ("extra25", EXTRA25)):
+    for sub, extra in (("extra24", EXTRA24), ("extra25", EXTRA25), ("extra26", EXTRA26)):
         os.makedirs(os.path.join(d, sub), exist_ok=True)
         for name, url in extra.items():
             raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/").replace("/blob/", "/", 1)
