@@ -162,3 +162,46 @@ def test_plan_note_keeps_a_plain_config_value(tmp_path):
     assert ("rdzv_backend c10d in the config is not used: accelerate launch's --rdzv_backend (default static) wins "
             "over it, so the rendezvous is static and the node rank counts; give --rdzv_backend c10d on the launch "
             "line") in out
+
+
+# 83.: a launch line's words were bare in plan's rows (master, rendezvous), in a note that names a word (torchtune's
+# recipe) and in two refusals that stripped excerpt()'s quotes (argparse's message; Open MPI's `unknown option "X"`,
+# where a `$(...)` sat between double quotes)
+
+LINES = ["torchrun --nnodes 2 --nproc-per-node 8 --rdzv-backend %s --rdzv-endpoint 10.0.0.1:29400 train.py",
+         "accelerate launch --num_machines 2 --num_processes 16 --rdzv_backend %s train.py",
+         "tune run --nnodes 2 --nproc_per_node 8 %s --config c.yaml",
+         "python -m torch.distributed.launch --nnodes 2 --node_rank %s --nproc_per_node 8 train.py",
+         "mpirun -np 16 %s python train.py",
+         "torchrun --nproc_per_node 8 %s a.py"]
+WORDS = ["'x; touch M; #'", "'x: touch M; #'", "'`touch M`'", "'$(touch M)'", "\"x' ; touch M ; '\"",
+         "'--x$(touch M)'", "'--bad;touch${IFS}M;#'"]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_plan_rows_notes_and_refusals_hold_a_lines_words_inert(line, tmp_path):
+    for w in WORDS:
+        text = line % w
+        (tmp_path / "job.sh").write_text("#!/bin/bash\n#SBATCH -N 2\n%s\n" % text)
+        for args in (["plan", "--launch", text], ["plan", "job.sh"]):
+            rc, out, err = _gd(args, tmp_path)
+            assert rc in (0, 1, 2), err
+            shown = [x for x in (out + "\n" + err).splitlines() if "touch" in x and not x.startswith("line ")
+                     and not x.lstrip().startswith("line ")]
+            assert _pasted_lines(shown, tmp_path) == [], (text, shown)
+
+
+def test_plan_keeps_plain_words_and_the_launchers_own_messages(tmp_path):
+    rc, out, err = _gd(["plan", "--launch", "mpirun --bogus 3 -np 2 -H aa:2 ./x"], tmp_path)
+    assert rc == 2 and 'unknown option "--bogus"' in err, err
+    rc, out, err = _gd(["plan", "--launch", "torchrun --nnodes"], tmp_path)
+    assert rc == 2 and "argparse: argument --nnodes: expected one argument" in err, err
+    rc, out, err = _gd(["plan", "--launch", "python -m torch.distributed.launch --nnodes 2 --node_rank abc t.py"],
+                       tmp_path)
+    assert rc == 2 and "invalid int value: 'abc'" in err, err
+    (tmp_path / "ok.sh").write_text('#!/bin/bash\n#SBATCH -N 2\nMASTER=$(scontrol show hostnames "$SLURM_JOB_NODELIST" '
+                                    '| head -n 1)\nsrun torchrun --nnodes 2 --nproc-per-node 8 --rdzv-backend c10d '
+                                    '--rdzv-endpoint $MASTER:29400 train.py\n')
+    rc, out, err = _gd(["plan", "ok.sh"], tmp_path)
+    assert ('rendezvous     c10d $(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1) (the first node of the '
+            'allocation):29400') in out, out

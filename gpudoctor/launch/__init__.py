@@ -126,6 +126,7 @@ def parse_launch(line, plan=None, environ=None, given=True):
     plan = plan if plan is not None else Plan()
     env = dict(os.environ if environ is None else environ)
     argv = _split(line, given)
+    plan.add_config_values(argv)  # (a note that names one of the line's words shows it as one word, 83.)
     flag = "--launch " if given else ""
     while argv and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):  # NAME=VALUE LAUNCHER ...
         k, _, v = argv.pop(0).partition("=")

@@ -23,6 +23,21 @@ def refuse(launcher, rule):
     raise Refused("%s would refuse this: %s" % (launcher, rule))
 
 
+def said(text, words, limit=240):
+    """A launcher's message that quotes the user's words (argparse's `unrecognized arguments: X`, `invalid int value:
+    'X'`), as a refusal prints it: each of ``words`` (the line's) that a shell would act on becomes one inert $'...'
+    word (fixline.inert_word: literal between double quotes too, where argparse's repr puts a value holding a
+    quote); the launcher's own prose reads as written. It was excerpt()'s word with its quotes stripped: `$'...`
+    left open, or the whole message bare, and the clause after its ': ' ran when pasted (red team 2026-11-28e,
+    docs/security.md 83.). A longer message, or one with a control character, is excerpt()'s one inert word (72.)."""
+    from gpudoctor.fixline import Shown, inert_word
+
+    shown = Shown(words)(str(text), inert_word)
+    if len(shown) > limit or not shown.isprintable():
+        return excerpt(str(text), 160)
+    return shown
+
+
 @functools.lru_cache(maxsize=None)
 def table(name):
     with open(os.path.join(HERE, "flags", name + ".json"), encoding="utf-8") as f:
@@ -158,7 +173,7 @@ def parse(name, launcher, argv, environ=None, extra=()):
     try:
         return build_parser(name, environ, extra).parse_args(argv)
     except _ArgError as exc:
-        refuse(launcher, "argparse: %s" % excerpt(str(exc), 160).strip("'\""))
+        refuse(launcher, "argparse: %s" % said(exc, argv))
     except (ValueError, TypeError) as exc:  # a PET_ value argparse cannot take
         refuse(launcher, excerpt(exc, 160))
 

@@ -14,6 +14,7 @@ import os
 import re
 
 from gpudoctor.errors import InputError, excerpt, host_excerpt
+from gpudoctor.fixline import hostile, inert_word
 from gpudoctor.launch import hostfiles
 from gpudoctor.launch.common import count, refuse, table
 from gpudoctor.launch.plan import Node, redact
@@ -53,7 +54,9 @@ def split_mpi(argv, name, launcher, long_single_dash=True):
                 i += row["nargs"]
                 continue
         if row is None:
-            refuse(launcher, 'unknown option "%s"' % excerpt(a, 40).strip("'"))
+            # (Open MPI's own words, opal/util/cmd_line.c, for a plain option; a hostile one is one inert word, 83.)
+            refuse(launcher, "unknown option %s" % ('"%s"' % a if not hostile(a) and a.isprintable() and len(a) <= 40
+                                                     else inert_word(a[:80])))
         n = row["nargs"]
         vals = argv[i + 1:i + 1 + n]
         if len(vals) < n:

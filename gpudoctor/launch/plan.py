@@ -80,8 +80,8 @@ class Plan:
     files: List[str] = field(default_factory=list)  # absolute paths every node must hold
     notes: List[str] = field(default_factory=list)  # what the launcher would warn about
     script_findings: List[str] = field(default_factory=list)  # read from a launch script (launch/script.py)
-    # the text values (and keys) of the configs read: a note that names one shows it as one shell word (red team
-    # 2026-11-28e, docs/security.md 82.); not in the JSON (the configs' own data)
+    # the text values (and keys) of the configs read and the launch line's words: a note that names one shows it as
+    # one shell word (red team 2026-11-28e, docs/security.md 82., 83.); not in the JSON (the input's own data)
     config_values: List[str] = field(default_factory=list)
 
     # ------------------------------------------------------------ derived
@@ -206,16 +206,22 @@ def render_text(plan, windows=()):
     w("nnodes         %s" % _range(plan.nnodes_min, plan.nnodes_max))
     w("nproc_per_node %s" % ("unknown" if plan.nproc_per_node is None else plan.nproc_per_node))
     w("world size     %s" % _range(plan.world_min, plan.world_max))
-    w("master         %s:%s" % (plan.master_addr or "?", "?" if plan.master_port is None else plan.master_port))
-    if plan.rdzv_backend or plan.rdzv_endpoint:
-        w("rendezvous     %s %s" % (plan.rdzv_backend or "?", plan.rdzv_endpoint or ""))
     # (a launch line's words: one a shell acts on is one sh() word, as check's descriptions show a node's values
-    # (docs/security.md 27., 42.): 'env set NCCL_SOCKET_IFNAME=eth0;touch X' ran touch when the assignment was copied)
+    # (docs/security.md 27., 42.): 'env set NCCL_SOCKET_IFNAME=eth0;touch X' ran touch when the assignment was copied;
+    # the master and the rendezvous show the line's and the configs' words so too: `--rdzv-backend 'x; touch M'` was
+    # bare in its row, 83. (a script's unknown, `$(scontrol ...) (the first node of the allocation)`, is written as
+    # the script wrote it: no word of the line holds it)
     from gpudoctor.fixline import Shown, hostile, shown_word
 
     def word(v):
         v = str(v)
         return shown_word(v) if hostile(v) else v
+
+    shown = Shown(plan.config_values)
+    w("master         %s:%s" % (shown(str(plan.master_addr or "?")), "?" if plan.master_port is None else
+                                shown(str(plan.master_port))))
+    if plan.rdzv_backend or plan.rdzv_endpoint:
+        w("rendezvous     %s %s" % (shown(str(plan.rdzv_backend or "?")), shown(str(plan.rdzv_endpoint or ""))))
 
     w("script         %s%s" % (word(plan.script or "?"),
                                 (" " + " ".join(word(a) for a in plan.script_args)) if plan.script_args else ""))
@@ -230,7 +236,6 @@ def render_text(plan, windows=()):
             _n(b.train_batch_size), _n(b.micro_batch_per_gpu), _n(b.gradient_accumulation_steps),
             _range(plan.world_min, plan.world_max),
             "ok" if b.ok else ("not judged" if b.ok is None else "DeepSpeed refuses: %s" % b.error)))
-    shown = Shown(plan.config_values)
     for note in plan.notes:
         # (prose around a launch line's words: written as explain writes its prose, docs/security.md 78.)
         w("note           %s" % _noted(note, shown, windows))
