@@ -70,3 +70,87 @@ def test_explain_and_the_collector_read_one_webhook_pattern():
     assert redact._WEBHOOK_NEEDLES == base.WEBHOOK_NEEDLES
     assert python_env._URL_PATH_SECRET._args[0] == "(?i)" + base.WEBHOOK_PATH_RE
     assert system.CREDENTIAL_RE.endswith("|(?i:" + base.WEBHOOK_PATH_RE + ")")
+
+
+# explain-shape25 (jobshape.py) tells machines apart by glog's launcher pid within one input, and by the file where
+# several are read. Two single-node torchrun runs one after the other - one log that holds a training run and then
+# an eval run (or a retry appended with >>), or a folder of two runs - read as two machines each alone, and the
+# healthy log's answer was ROOT CAUSE elastic.nodes_alone ("each node trains on its own"). A launcher whose agent
+# said "Local worker group finished" before the other launcher's first line ran before it, not beside it.
+SHAPE = os.path.join(ROOT, "fixtures", "explain", "shape-netns-2026-11-28")
+
+
+def _run_again(text, pid, hour=None):
+    """The same recorded run as a later launcher prints it: another pid (and, for a second file, a later hour)."""
+    import re
+
+    out = text.replace(" 32514 ", " %d " % pid)
+    if hour:
+        out = re.sub(r"(?m)^(\[?[IWEF]1128) 05:", r"\1 %s:" % hour, out)
+    return out
+
+
+def _answer(paths):
+    from gpudoctor import explain
+
+    if len(paths) == 1:
+        return explain.explain_text(open(paths[0]).read(), None)
+    import json
+    import subprocess
+
+    p = subprocess.run([sys.executable, "-P", "-m", "gpudoctor", "explain", "--json"] + paths, cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout.decode())
+
+
+def test_two_runs_one_after_the_other_in_one_log_are_no_nodes_alone(tmp_path):
+    run = open(os.path.join(SHAPE, "nodes-alone-info", "node1.log")).read()
+    log = tmp_path / "train_then_eval.log"
+    log.write_text(run + _run_again(run, 40001).replace("train.py", "eval.py"))
+    r = _answer([str(log)])
+    assert not any(f["id"] in ("elastic.nodes_alone", "launcher.same_rank", "rendezvous.init_hang")
+                   for f in r["findings"]), [f["id"] for f in r["findings"]]
+    # the second run told another port (torchrun --standalone picks a free one each time): still no shape answer
+    log.write_text(run + _run_again(run, 40001).replace("29525", "29777"))
+    r = _answer([str(log)])
+    assert not any(f["id"] in ("elastic.nodes_alone", "rendezvous.init_hang") for f in r["findings"]), \
+        [f["id"] for f in r["findings"]]
+
+
+def test_a_folder_of_two_runs_an_hour_apart_is_no_nodes_alone(tmp_path):
+    run = open(os.path.join(SHAPE, "nodes-alone-info", "node1.log")).read()
+    (tmp_path / "run1.log").write_text(run)
+    (tmp_path / "run2.log").write_text(_run_again(run, 40001, hour="06"))
+    r = _answer([str(tmp_path / "run1.log"), str(tmp_path / "run2.log")])
+    assert not any(f["id"] == "elastic.nodes_alone" for f in r["findings"]), [f["id"] for f in r["findings"]]
+
+
+def test_two_nodes_alone_at_the_same_time_are_still_found(tmp_path):
+    # the recorded nodes-alone runs (two netns nodes, both started together) and the same two in one merged log
+    both = [os.path.join(SHAPE, "nodes-alone-info", n) for n in ("node1.log", "node2.log")]
+    r = _answer(both)
+    assert r["findings"] and r["findings"][0]["id"] == "elastic.nodes_alone", [f["id"] for f in r["findings"]]
+    a, b = (open(p).read().splitlines(True) for p in both)
+    merged = tmp_path / "merged.log"
+    merged.write_text("".join(x for pair in zip(a, b) for x in pair) + "".join(a[len(b):] + b[len(a):]))
+    r = _answer([str(merged)])
+    assert r["findings"] and r["findings"][0]["id"] == "elastic.nodes_alone", [f["id"] for f in r["findings"]]
+
+
+# diff25's differential joins its sentence to the root's "How sure: LEVEL. ..." note; where the root had none (a
+# message-matched root), it made one: "How sure: A differential: no line of the text proves one cause, ...", a How
+# sure with no level (every other writer says "How sure: high|medium|low."; calibrate.level reads that word). The
+# sentence is now a note of its own there.
+def test_every_how_sure_note_names_its_level():
+    from gpudoctor import explain
+
+    log = os.path.join(ROOT, "fixtures", "logs", "dev", "mpi.orted__easybuild-204-orted-not-found-daemon-127.log")
+    r = explain.explain_text(open(log).read(), None)
+    notes = r["findings"][0].get("notes") or []
+    assert any(n.startswith("A differential: ") for n in notes), notes
+    for f in r["findings"]:
+        for n in f.get("notes") or ():
+            if n.startswith("How sure: "):
+                assert n.split()[2].rstrip(".,;:") in ("high", "medium", "low"), n

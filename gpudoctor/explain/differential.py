@@ -338,7 +338,7 @@ def apply(result, kb, scan, level):
             notes[k] = n.rstrip() + " " + note
             break
     else:
-        notes.append("How sure: " + note)
+        notes.append(note)  # (no How sure of its own to join: a note without a level would read "How sure: A ...")
     return [(r[4].get("differential") or {}).get("entry") for r in top]
 
 

@@ -58,6 +58,9 @@ FACTS = {
                 r"global_world_sizes)=(?P<v>[^\s]{1,200})[ \t]{0,4}$",
     "te_done": r"Rendezvous complete for workers\. Result",
     "te_wait": r"Rendezvous'ing worker group",
+    # the agent's end: its workers finished (api.py _exit_barrier, INFO, torch 1.9 on): a launcher that printed it
+    # before another launcher's first line ran before it, not beside it (review26: two runs in one log)
+    "te_end": r"Local worker group finished \(",
     # torchrun's launch config dump (launcher/api.py launch_agent)
     "te_conf": r"(?:^|[\] \t])(?P<k>min_nodes|max_nodes|rdzv_backend|rdzv_configs|rdzv_endpoint)[ \t]{1,30}:[ \t]{0,4}"
                r"(?P<v>[^\n]{1,200})$",
@@ -83,6 +86,7 @@ _NEEDLES = {
     "cmd": ["--node-rank", "--node_rank", "--nnodes", "--standalone"],
 }
 _GLOG_PID = re.compile(r"^\s{0,8}\[?[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{1,9} (\d{1,10}) ")
+_GLOG_TIME = re.compile(r"^\s{0,8}\[?[IWEF](\d{4} \d{2}:\d{2}:\d{2}\.\d{6})")  # MMDD HH:MM:SS.ffffff: compares as text
 
 
 def patterns():
@@ -100,6 +104,7 @@ class Shape(object):
         self.ds_hosts = []  # (src, who, line, [hosts], text) of WORLD INFO DICT
         self.masters = []  # (src, who, line, key, value, text): MASTER_ADDR / MASTER_PORT / NODE_RANK printed
         self.cmds = []  # (src, line, node rank, nnodes, launcher, text) of launch commands with both
+        self.ends = []  # (src, who, line, text) of the agent's "Local worker group finished ("
 
 
 def _state(scan):
@@ -140,6 +145,9 @@ def record(scan, hit):
         a = st.agents[-1] if st.agents else None
         if a is not None and a["src"] == src and 0 < ln - a["line"] <= BLOCK and (who is None or a["who"] in (None, who)):
             a["fields"].setdefault(g["k"], (g["v"], ln, text.strip()[:300]))
+    elif cls == "te_end":
+        if len(st.ends) < MAX_KEPT:
+            st.ends.append((src, who, ln, text.strip()[:300]))
     elif cls == "te_wait":
         if len(st.waits) < MAX_KEPT:
             st.waits.append((src, who, ln, text.strip()[:300]))
@@ -265,6 +273,7 @@ class Node(object):
         self.launcher = None
         self.alone = None  # (line, text) of a launcher line that says the node's job is one node
         self.last = 0
+        self.end = None  # (line, text) of its agent's "Local worker group finished": its job ended there
 
 
 def nodes(scan, st):
@@ -380,7 +389,41 @@ def nodes(scan, st):
         elif k == "NODE_RANK" and n.node_rank is None and _int(v) is not None:
             n.node_rank = _int(v)
             n.lines.append((ln, text))
+    for src, who, ln, text in st.ends:
+        n = out.get(_machine(scan, src, who))
+        if n is not None and (n.end is None or ln < n.end[0]):
+            n.end = (ln, text)
     return out
+
+
+def _time(text):
+    m = _GLOG_TIME.match(text or "")
+    return m.group(1) if m else None
+
+
+def _ran_before(scan, a, b):
+    """Whether launcher A's job had ended before launcher B printed its first line: two runs one after the other (a
+    log that holds two single-node runs, a folder of two runs), not two machines of one job. Within one input by
+    the lines' order; across inputs by glog's time, where both lines carry it; else not known (False)."""
+    if a.end is None:
+        return False
+    firsts = [x for x in b.lines + ([b.alone] if b.alone else []) if x]
+    if not firsts:
+        return False
+    first = min(firsts, key=lambda x: x[0])
+    from gpudoctor.explain.inputs import _where
+
+    same = _where(scan, a.end[0])[0] == _where(scan, first[0])[0]
+    if same:
+        return a.end[0] < first[0]
+    ta, tb = _time(a.end[1]), _time(first[1])
+    return ta is not None and tb is not None and ta < tb
+
+
+def _together(scan, group):
+    """The launchers of GROUP that ran beside another of them (neither ended before the other began)."""
+    return [n for n in group if any(m is not n and not _ran_before(scan, n, m) and not _ran_before(scan, m, n)
+                                    for m in group)]
 
 
 # ------------------------------------------------------------------ the checks
@@ -425,7 +468,7 @@ def _alone_fix(launcher):
 
 def _alone(scan, ns, out):
     """Two or more machines whose launcher each says its job is one node."""
-    alone = [n for n in ns.values() if n.alone and (n.node_rank in (None, 0))]
+    alone = _together(scan, [n for n in ns.values() if n.alone and (n.node_rank in (None, 0))])
     if len(alone) < 2:
         return False
     alone.sort(key=lambda n: n.alone[0])
@@ -448,6 +491,7 @@ def _same_rank(scan, ns, out):
         if n.node_rank is not None and (n.nnodes or 0) >= 2:
             by.setdefault(n.node_rank, []).append(n)
     for r, lst in sorted(by.items()):
+        lst = _together(scan, lst)
         if len(lst) < 2:
             continue
         lst = sorted(lst, key=lambda n: n.lines[0][0] if n.lines else 0)[:4]
@@ -464,7 +508,7 @@ def _same_rank(scan, ns, out):
 
 def _masters_differ(scan, ns, out):
     """Machines of one job told different master addresses or ports (each waits at a store of its own)."""
-    got = [n for n in ns.values() if n.master or n.port]
+    got = _together(scan, [n for n in ns.values() if n.master or n.port])
     if len(got) < 2:
         return False
     pairs = {}
