@@ -298,7 +298,7 @@ def _read_openmpi_mpmd(plan, contexts, launcher):
 
 def _mpmd_ppr(plan, parsed, order, slots, used, per_node, launcher):
     """MPMD contexts under -npernode N, as Open MPI 4.1.4's ppr mapper places them (orte/mca/rmaps/ppr; measured with
-    the real `mpirun --display-map --do-not-launch` over made-up -H hosts, 90 random lines, launch26): the last
+    the real `mpirun --display-map --do-not-launch` over made-up -H hosts, 150 random lines, launch26): the last
     -npernode of the line applies to every context; each context in turn takes the hosts with a free slot, in -H
     order, and puts up to N of its processes on each (-np, else N per host of the allocation); past a host's slots
     it is "not enough slots", with processes left after the last host "more processes than the ppr", with no host
