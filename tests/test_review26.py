@@ -26,6 +26,12 @@ WEBHOOKS = {
     "teams_legacy": ("requests.exceptions.HTTPError: 400 Client Error: Bad Request for url: https://outlook.office.com"
                      "/webhook/0a1b2c3d-1111-2222-3333-444455556666@7e8f9a0b/IncomingWebhook/9c8b7a6d5e4f/1f2e3d4c",
                      "9c8b7a6d5e4f"),
+    # (review26, second look) Feishu / Lark custom bots and Mattermost incoming webhooks
+    "feishu": ("requests.exceptions.HTTPError: 400 Client Error: Bad Request for url: "
+               "https://open.feishu.cn/open-apis/bot/v2/hook/0a1b2c3d-1111-2222-3333-444455556666",
+               "0a1b2c3d-1111-2222-3333-444455556666"),
+    "mattermost": ("requests.exceptions.HTTPError: 404 Client Error: Not Found for url: "
+                   "https://mattermost.example.com/hooks/xi3b8fq4ptgrjq6hmbo1e5ydsw", "xi3b8fq4ptgrjq6hmbo1e5ydsw"),
 }
 
 
@@ -55,6 +61,8 @@ def test_webhook_documentation_urls_are_kept():
     from gpudoctor.explain.redact import redact
 
     for line in ("see https://discord.com/developers/docs/resources/webhook", "https://core.telegram.org/bots/api",
+                 "webhook delivery failed: https://example.com/hooks/build", "git/hooks/pre-commit: exit 1",
+                 "https://open.feishu.cn/document/client-docs/bot-v3/add-custom-bot",
                  "https://learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/what-are-webhooks"):
         assert redact(line) == line
         assert not credential_shape(line)

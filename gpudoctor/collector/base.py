@@ -41,13 +41,17 @@ re = _LazyModule("re")
 # Teams' https://X.webhook.office.com/webhookb2/... (https://learn.microsoft.com/microsoftteams/platform/
 # webhooks-and-connectors/how-to/add-incoming-webhook) and its legacy Office 365 connector
 # https://outlook.office.com/webhook/...; a Telegram bot's https://api.telegram.org/bot<token>/METHOD and its file
-# download https://api.telegram.org/file/bot<token>/PATH (https://core.telegram.org/bots/api). Group 1 is the part
-# kept. The collector's CREDENTIAL_RE (system.py) and wrapper-output cutting (python_env.py) read it from here;
+# download https://api.telegram.org/file/bot<token>/PATH (https://core.telegram.org/bots/api); a Feishu / Lark
+# bot's https://open.feishu.cn/open-apis/bot/v2/hook/<token> (https://open.feishu.cn/document/client-docs/bot-v3/
+# add-custom-bot); Mattermost's https://HOST/hooks/<26-character id> (https://developers.mattermost.com/integrate/
+# webhooks/incoming/; a /hooks/ path of another length, /hooks/build, is kept). Group 1 is the part kept. The collector's CREDENTIAL_RE (system.py) and wrapper-output cutting (python_env.py) read it from here;
 # explain/redact.py _PATH_SECRET holds the same text (explain imports no collector module; tests/test_review26.py).
 WEBHOOK_PATH_RE = (r"(hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/"
                    r"(?:v\d{1,2}/)?webhooks/|\.webhook\.office\.com/webhook(?:b2)?/"
-                   r"|outlook\.office(?:365)?\.com/webhook/|api\.telegram\.org/(?:file/)?bot)[^\s'\"`<>\\]{4,1024}")
-WEBHOOK_NEEDLES = ("hooks.slack", "webhook", "telegram.org/")
+                   r"|outlook\.office(?:365)?\.com/webhook/|api\.telegram\.org/(?:file/)?bot"
+                   r"|open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/"
+                   r"|/hooks/(?=[a-z0-9]{26}(?:[^a-z0-9]|$)))[^\s'\"`<>\\]{4,1024}")
+WEBHOOK_NEEDLES = ("hooks.slack", "webhook", "telegram.org/", "/hook/", "/hooks/")
 
 
 class Pattern(object):

@@ -34,7 +34,7 @@ _NAME_NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "beare
 _SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additional", "max", "num", "new"}
 _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
             "xox", "sk-", "eyj", "://", "mysql", "mariadb", "login", "curl", "aiza", "hooks.slack", "webhook",
-            "telegram.org/")
+            "telegram.org/", "/hook/", "/hooks/")
 
 # a name, its operator, its value (a quoted string or a run up to a separator); the name is read whole from a
 # non-word character so that no split of it is tried twice
@@ -62,11 +62,14 @@ _SHAPES = re.compile(
 # text this is (explain imports no collector module; tests/test_review26.py keeps the two equal): Slack's
 # hooks.slack.com/services/..., Discord's /api/webhooks/ID/TOKEN and discord.py's /api/v10/webhooks/...,
 # Teams' *.webhook.office.com/webhookb2/... and legacy outlook.office.com/webhook/..., a Telegram bot's
-# api.telegram.org/bot<token>/... and /file/bot<token>/...: a notification callback prints it in its HTTPError
+# api.telegram.org/bot<token>/... and /file/bot<token>/..., a Feishu/Lark bot's /open-apis/bot/v2/hook/<token>,
+# Mattermost's /hooks/<26-character id>: a notification callback prints it in its HTTPError
 _PATH_SECRET = re.compile(r"(?i)(hooks\.slack\.com/(?:services|workflows|triggers)/|discord(?:app)?\.com/api/"
                           r"(?:v\d{1,2}/)?webhooks/|\.webhook\.office\.com/webhook(?:b2)?/|outlook\.office(?:365)?\.com"
-                          r"/webhook/|api\.telegram\.org/(?:file/)?bot)[^\s'\"`<>\\]{4,1024}")
-_WEBHOOK_NEEDLES = ("hooks.slack", "webhook", "telegram.org/")
+                          r"/webhook/|api\.telegram\.org/(?:file/)?bot"
+                          r"|open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/"
+                          r"|/hooks/(?=[a-z0-9]{26}(?:[^a-z0-9]|$)))[^\s'\"`<>\\]{4,1024}")
+_WEBHOOK_NEEDLES = ("hooks.slack", "webhook", "telegram.org/", "/hook/", "/hooks/")
 # netrc(5)'s 'password' token: 'machine H login U password P' on one line (wandb login and huggingface-cli write
 # ~/.netrc; `cat ~/.netrc` in a paste), or alone at its line's end when the entry spans lines
 _NETRC = re.compile(r"(?<![\w-])login[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}password[ \t]{1,8}(?P<v>[^\s]{1,512})"
