@@ -404,3 +404,15 @@ def test_openmpi_mpmd_npernode_not_read(line):
     with pytest.raises(InputError) as e:
         build_plan(launch=line, environ={})
     assert "not read by gpudoctor" in str(e.value)
+
+
+@pytest.mark.parametrize("argv,starts", [
+    (["plan", "--launch", "srun -N 2 --ntasks-per-node 1"], "gpudoctor: error: --launch names no launcher: srun with no command"),
+    (["plan", "srun", "-N", "2"], "gpudoctor: error: the launch line names no launcher: srun with no command"),
+])
+def test_launch_line_of_srun_alone(argv, starts):
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "gpudoctor"] + argv, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr.startswith(starts) and "No command given to execute" in p.stderr
+    assert len(p.stderr.strip().split("\n")) == 1

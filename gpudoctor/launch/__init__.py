@@ -150,6 +150,11 @@ def parse_launch(line, plan=None, environ=None, given=True):
             plan.sources.append("launch line")
             _trainer_args(plan)
             return plan
+    if not argv and srun_opts is not None:
+        # Slurm 22.05's srun: "srun: fatal: No command given to execute." (exit 1; launch26)
+        raise InputError("%s names no launcher: srun with no command after its options, which srun refuses (No "
+                         "command given to execute); put the launcher after srun's options" % (
+                             "--launch" if given else "the launch line"))
     if not argv:
         raise InputError("%s names no launcher (%s)" % ("--launch" if given else "the launch line", LAUNCHERS))
     prog = os.path.basename(argv[0])
