@@ -162,3 +162,25 @@ def test_every_how_sure_note_names_its_level():
         for n in f.get("notes") or ():
             if n.startswith("How sure: "):
                 assert n.split()[2].rstrip(".,;:") in ("high", "medium", "low"), n
+
+
+# 81. read netrc's password only after 'login U' ('machine H login U password P'); netrc(5)'s tokens come in any
+# order and 'login' may be absent, so 'machine H password P' (one line), '... login U account A password P' and
+# 'default password P' were quoted in clear
+@pytest.mark.parametrize("line", ["machine api.wandb.ai password 8f3a9c2e1b7d4f6a0c5e9b2d8f1a3c7e",
+                                  "machine h.example.com password 8f3a9c2e1b7d4f6a0c5e9b2d8f1a3c7e login bob",
+                                  "machine h login bob account ops password 8f3a9c2e1b7d4f6a0c5e9b2d8f1a3c7e",
+                                  "default password 8f3a9c2e1b7d4f6a0c5e9b2d8f1a3c7e"])
+def test_netrc_password_in_any_token_order_is_redacted(line):
+    from gpudoctor.explain.redact import redact
+
+    out = redact(line)
+    assert "8f3a9c2e1b7d4f6a0c5e9b2d8f1a3c7e" not in out and "REDACTED" in out, out
+
+
+@pytest.mark.parametrize("line", ["machine learning password is required", "machine h login bob password $NETRC_PW",
+                                  "ssh: password authentication failed for user bob"])
+def test_netrc_prose_and_placeholders_are_kept(line):
+    from gpudoctor.explain.redact import redact
+
+    assert redact(line) == line

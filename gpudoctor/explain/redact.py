@@ -71,13 +71,16 @@ _PATH_SECRET = re.compile(r"(?i)(hooks\.slack\.com/(?:services|workflows|trigger
                           r"|/hooks/(?=[a-z0-9]{26}(?:[^a-z0-9]|$)))[^\s'\"`<>\\]{4,1024}")
 _WEBHOOK_NEEDLES = ("hooks.slack", "webhook", "telegram.org/", "/hook/", "/hooks/")
 # netrc(5)'s 'password' token: 'machine H login U password P' on one line (wandb login and huggingface-cli write
-# ~/.netrc; `cat ~/.netrc` in a paste), or alone at its line's end when the entry spans lines
-_NETRC = re.compile(r"(?<![\w-])login[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}password[ \t]{1,8}(?P<v>[^\s]{1,512})"
+# ~/.netrc; `cat ~/.netrc` in a paste), or alone at its line's end when the entry spans lines. netrc's tokens come
+# in any order and 'login' may be absent (review26): 'machine H password P', '... account A password P',
+# 'default password P' (netrc(5): machine, default, login, password, account, macdef)
+_NETRC = re.compile(r"(?<![\w-])(?:login|account|machine)[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}password[ \t]{1,8}"
+                    r"(?P<v>[^\s]{1,512})|(?<![\w-])default[ \t]{1,8}password[ \t]{1,8}(?P<d>[^\s]{1,512})"
                     r"|^[ \t]{0,40}password[ \t]{1,8}(?P<w>[^\s]{1,512})[ \t]{0,8}$", re.M)
 
 
 def _netrc(m):
-    g = "v" if m.group("v") is not None else "w"
+    g = next(k for k in ("v", "d", "w") if m.group(k) is not None)
     v = m.group(g)
     if _PLACEHOLDER.match(v) or v.lower().rstrip(".:!") in _PROSE:
         return m.group(0)
