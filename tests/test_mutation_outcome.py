@@ -235,7 +235,7 @@ def test_classify(raw, want):
 def test_read_tail():
     data = b"step 1\n[rank3]: step 2 " + b"x" * 200 + b"\n\xff\xfe bad bytes\n"
     assert O.read_tail("<t>", 10, data) == {"path": "<t>", "first": 8, "last": 10, "events": [
-        (8, "progress", "step", 1.0, None, "step 1"), (9, "progress", "step", 2.0, "3", "step 2 " + "x" * 153)], "heads": {}}
+        (8, "progress", "step", 1.0, None, "step 1"), (9, "progress", "step", 2.0, "3", "step 2 " + "x" * 153)], "heads": {}, "records": {}}
     # more than MAX_LINES lines: the last ones, numbered from the input's end
     many = b"".join(b"step %d\n" % i for i in range(O.MAX_LINES + 5))
     got = O.read_tail("<t>", 1000, many)
@@ -245,7 +245,11 @@ def test_read_tail():
     full = b"step 9 " + b"y" * (O.TAIL - 20) + b"\nstep 10\nstep 11\n"
     got = O.read_tail("<t>", 50, full)
     assert got["first"] == 49 and [e[0] for e in got["events"]] == [49, 50]
-    assert O.read_tail("<t>", 3, b"") == {"path": "<t>", "first": 4, "last": 3, "events": [], "heads": {}}
+    assert O.read_tail("<t>", 3, b"") == {"path": "<t>", "first": 4, "last": 3, "events": [], "heads": {},
+                                          "records": {}}
+    # (fp26) an INFO / DEBUG record that is no event: its header, rank and text; an event's line is not repeated there
+    got = O.read_tail("<t>", 2, b"2026-11-28 09:06:34,128 INFO probe: rank 1 of 2: mesh\nINFO probe: step 3\n")
+    assert got["records"] == {1: ("L probe: ", None, "INFO probe: rank 1 of 2: mesh")}  # (the time stamp: a prefix)
 
 
 def test_record_keeps_the_first_inputs():
@@ -254,7 +258,7 @@ def test_record_keeps_the_first_inputs():
         O.record(scan, "in%d" % i, 1, b"step 1\n")
     assert len(scan.outcomes) == O.MAX_INPUTS and scan.outcomes[-1]["path"] == "in%d" % (O.MAX_INPUTS - 1)
     assert scan.outcomes[0] == {"path": "in0", "first": 1, "last": 1, "whole": True,
-                                "events": [(1, "progress", "step", 1.0, None, "step 1")], "heads": {}}
+                                "events": [(1, "progress", "step", 1.0, None, "step 1")], "heads": {}, "records": {}}
     cut = SimpleNamespace(stopped=True, stop_reason=lambda: None)
     O.record(cut, "x", 1, b"")
     assert cut.outcomes[0]["whole"] is False

@@ -214,7 +214,16 @@ def read_tail(path, end, data):
             shown = _GLOG_HEAD.sub("", strip_prefix(clean(raw[-MAX_LINE:]))[0]).strip()[:160]
             events.append((first + i, kind, key, value, origin(raw[:MAX_LINE])[0], shown))
     heads = {ln: h for ln, h in ((ln, record_head(t)) for ln, _k, _kk, _v, _r, t in events) if h}
-    return {"path": path, "first": first, "last": end, "events": events, "heads": heads}
+    # (fp26) the other INFO / DEBUG records of the tail: a logger that wrote one after a traceback it carried was alive
+    # then (Logger.exception is called from the handler that caught it)
+    records, seen = {}, {e[0] for e in events}
+    for i, raw in enumerate(lines):
+        if first + i not in seen and ("INFO" in raw[:80] or "DEBUG" in raw[:80]):
+            body = strip_prefix(clean(raw[:MAX_LINE]))[0]
+            h = record_head(body, ("INFO", "DEBUG"))
+            if h:
+                records[first + i] = (h, origin(raw[:MAX_LINE])[0], body.strip()[:160])
+    return {"path": path, "first": first, "last": end, "events": events, "heads": heads, "records": records}
 
 
 # (healthy18) the header of a Python logging record: a Formatter's fmt prints %(levelname)s, one of DEBUG, INFO,
@@ -243,6 +252,30 @@ def _short_head(body):
     return _DIGITS.sub("0", body[:m.start()]) + "L" + sep.group(0) if sep else None
 
 
+# torch.distributed's excepthook (torch/distributed/distributed_c10d.py init_process_group, torch >= 2.3:
+# https://github.com/pytorch/pytorch/pull/118190): after init_process_group an uncaught exception of the main thread is
+# printed with '[rank<N>]: ' before every line
+_HOOKED = re.compile(r"^\[rank\d{1,7}\]: ")
+
+
+def _printed_by_program(scan):
+    """(fp26) {traceback line: (header line, traceback) of a later hooked traceback} for the tracebacks printed without that
+    prefix before an uncaught exception that carries it, in the same input: for that rank to print it every rank of
+    its world passed init_process_group (which waits for them all), so a process that printed a bare traceback was
+    alive past it (traceback.print_exc() in a handler), or printed it before init and went on to init."""
+    tbs = [tb for tb in getattr(scan, "tracebacks", None) or () if tb.get("header_line") is not None]
+    hooked = [tb for tb in tbs if _HOOKED.match(getattr(tb.get("hit"), "text", "") or "")]
+    got = {}
+    for tb in tbs:
+        if tb in hooked or tb.get("rank") is not None or _HOOKED.match(getattr(tb.get("hit"), "text", "") or ""):
+            continue
+        later = next((h for h in hooked if h["header_line"] > tb["line"]
+                      and _source_index(scan, h["header_line"]) == _source_index(scan, tb["line"])), None)
+        if later is not None:
+            got[tb["line"]] = (later["header_line"], later)
+    return got
+
+
 def _caught(scan, outs, ranks=None):
     """The exception lines of the tracebacks a logging record carried (Logger.exception(), exc_info=True: logging
     formats the exception being handled under the record, Lib/logging/__init__.py; 'This method should only be called
@@ -250,7 +283,7 @@ def _caught(scan, outs, ranks=None):
     header: the program that caught it was still logging after it; the process did not die there. ``ranks``:
     {line: rank} of the error lines; a record of a rank ('[rank1] ERROR ...') is followed by that rank's own records
     of the same header up to its level's separator (fp23: a format without a logger's name)."""
-    got = set()
+    got = set(_printed_by_program(scan))
     for tb in getattr(scan, "tracebacks", None) or ():
         intro, at = tb.get("intro") or "", tb.get("intro_line")
         if at is None or tb.get("header_line") is None or at != tb["header_line"] - 1:
@@ -261,12 +294,26 @@ def _caught(scan, outs, ranks=None):
                        for ln, h in (out.get("heads") or {}).items()):
             got.add(tb["line"])
             continue
+        if out and _later_record(out, tb["line"], head, err_rank=(ranks or {}).get(at)) is not None:
+            got.add(tb["line"])  # (fp26) any later record of the same logger: 'INFO probe: rank 1 of 2: mesh ...'
+            continue
         rank = (ranks or {}).get(at)
         short = _short_head(intro) if out and rank is not None else None
         if short and any(e[0] > tb["line"] and e[4] == rank and e[1] in ("progress", "done", "end") and
                          _short_head(e[5]) == short for e in out["events"]):
             got.add(tb["line"])
     return got
+
+
+def _later_record(out, after, head, err_rank=None):
+    """(fp26) An INFO / DEBUG record after line ``after`` with ``head``'s header (the same logger; a rank's: that
+    rank's), shaped as an event (line, 'record', None, None, rank, text), or None."""
+    want = head.replace("L", "", 1)
+    for ln in sorted(out.get("records") or {}):
+        h, rank, text = out["records"][ln]
+        if ln > after and h.replace("L", "", 1) == want and rank == err_rank:
+            return ln, "record", None, None, rank, text
+    return None
 
 
 def record(scan, path, end, data):
@@ -447,18 +494,41 @@ def _record_went_on(out, line):
 
 def _passed_over(scan, outs, f, caught):
     """The event that shows the job went past every line ``f`` stands on, each a logging record its program went on
-    after (_record_went_on) or a line of a traceback such a record carried (_caught), or None."""
+    after (_record_went_on) or a line of a traceback such a record carried (_caught; fp26: any later record of its
+    logger), or of a traceback the program printed itself before an uncaught one (_printed_by_program), or None."""
     ms = f.get("matches") or []
-    if not ms or f.get("match_count", 0) > len(ms) or f["kind"] == "echo":
+    if not ms or f["kind"] == "echo":
         return None
-    spans = [(tb["header_line"], tb["line"], tb["intro_line"]) for tb in getattr(scan, "tracebacks", None) or ()
+    lines, complete = _finding_lines(scan, f)  # (fp26) every line scan kept of it, not the first five shown
+    if f.get("match_count", 0) > len(ms) and not complete:
+        return None
+    spans = [(tb["header_line"], tb["line"], tb["intro_line"], tb.get("intro") or "")
+             for tb in getattr(scan, "tracebacks", None) or ()
              if tb.get("line") in caught and tb.get("header_line") is not None and tb.get("intro_line") is not None]
+    printed = _printed_by_program(scan)
+    bare = [(tb["header_line"], tb["line"]) for tb in getattr(scan, "tracebacks", None) or ()
+            if tb.get("line") in printed]
     best = None
-    for m in ms:
-        ln = m["line"]
+    for ln in sorted(lines):
+        own = next((b for a, b in bare if a <= ln <= b), None)
+        if own is not None:
+            # (fp26) a traceback the program printed itself: the later uncaught one shows the job went on past it
+            at, later = printed[own]
+            got = (at - 1, "record", None, None, None,
+                   "an uncaught exception later, printed with torch.distributed's '%s' prefix" %
+                   _HOOKED.match(later["hit"].text).group(0).strip())
+            if best is None or got[0] > best[0]:
+                best = got
+            continue
         # a caught traceback's line: its record went on (the record's own line before the traceback)
-        ln = next((at for a, b, at in spans if a <= ln <= b), ln)
+        span = next((sp for sp in spans if sp[0] <= ln <= sp[1]), None)
+        ln = span[2] if span else ln
         got = _record_went_on(outs[_source_index(scan, ln)], ln)
+        if got is None and span:
+            # (fp26) the record carried a traceback (Logger.exception: caught); a later record of its logger, at any
+            # level, shows the program alive after it
+            head = record_head(span[3], ("WARNING", "ERROR", "CRITICAL"))
+            got = _later_record(outs[_source_index(scan, ln)], span[1], head, origin(span[3])[0]) if head else None
         if got is None:
             return None
         if best is None or got[0] > best[0]:
