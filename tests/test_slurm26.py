@@ -34,7 +34,9 @@ def _explain(ms, text, name):
 
 
 def _node_reason(doc):
-    return next((f for f in doc["findings"] if f["id"] == "slurm.node_reason"), None)
+    """The note of slurm.node_reason: a node's state is context (a drained node beside a job that ran on the others
+    is a healthy log: p15-healthy_other_node_drained), never a root cause."""
+    return next((c for c in doc.get("context") or [] if c["id"] == "slurm.node_reason"), None)
 
 
 def test_an_admins_drain_in_sinfo_and_scontrol_names_the_node_the_reason_and_the_resume(ms):
@@ -43,30 +45,21 @@ def test_an_admins_drain_in_sinfo_and_scontrol_names_the_node_the_reason_and_the
     try:
         ms.wait(lambda st: "DRAIN" in st["sn1"][0], what="sn1 drained")
         sinfo = ms.run("sinfo", "-R", check=True).stdout
-        one = ms.run("scontrol", "show", "node", "-o", "sn1", check=True).stdout
         whole = ms.run("scontrol", "show", "node", "sn1", check=True).stdout
     finally:
         # a resumed node stays IDLE+NOT_RESPONDING under HealthCheckInterval=1 until a reconfigure (docs/slurm.md)
         ms.run("scontrol", "update", "nodename=sn1", "state=resume")
         ms.run("scontrol", "reconfigure")
     assert "sn1" in sinfo and reason[:20] in sinfo, sinfo
-    # sinfo -R: the row names the node, the reason as sinfo cut it, and the resume of that node
-    f = _node_reason(_explain(ms, sinfo, "sinfo-R.txt"))
-    assert f, sinfo
-    cause = f["causes"][0]
-    assert "sn1" in cause["text"] and reason[:20] in cause["text"], cause
-    assert any("nodename=sn1 state=resume" in x for x in cause["fix"]), cause["fix"]
-    assert any("--exclude=sn1" in x for x in cause["fix"]), cause["fix"]
-    # scontrol show node -o: the whole reason and the node, from the one line
-    doc = _explain(ms, one, "node-o.txt")
-    assert doc["findings"][0]["id"] == "slurm.node_reason", [x["id"] for x in doc["findings"]]
-    cause = doc["findings"][0]["causes"][0]
-    assert reason in cause["text"] and "sn1" in cause["text"], cause
-    assert any("nodename=sn1 state=resume" in x for x in cause["fix"]), cause["fix"]
+    # sinfo -R: the row names the node, the reason as sinfo cut it, and the resume of that node; no root cause
+    doc = _explain(ms, sinfo, "sinfo-R.txt")
+    n = _node_reason(doc)
+    assert n and doc["root"] is None, doc
+    assert "node sn1" in n["note"] and reason[:20] in n["note"], n
+    assert "nodename=sn1 state=resume" in n["fix"], n
     # scontrol show node: the whole reason; the node stays a placeholder (its name is on another line)
-    doc = _explain(ms, whole, "node.txt")
-    assert doc["findings"][0]["id"] == "slurm.node_reason", [x["id"] for x in doc["findings"]]
-    assert reason in doc["findings"][0]["causes"][0]["text"], doc["findings"][0]["causes"][0]
+    n = _node_reason(_explain(ms, whole, "node.txt"))
+    assert n and reason in n["note"] and "state=resume" in n["fix"], n
 
 
 def test_healthy_nodes_and_an_empty_sinfo_R_are_no_finding(ms):
@@ -77,28 +70,36 @@ def test_healthy_nodes_and_an_empty_sinfo_R_are_no_finding(ms):
         assert not _node_reason(doc), (name, text)
 
 
+def test_a_drained_node_beside_a_job_that_ran_is_no_root_cause():
+    # the shape of p15-healthy_other_node_drained (seen set bench/data/explain_heldout_2026-11-26p15.jsonl): the
+    # admin's drain is a note naming the node, the job's log is healthy
+    text = ("$ sinfo -R\nREASON               USER      TIMESTAMP           NODELIST\n"
+            "maint: BIOS update ( root      2026-11-26T16:32:52 s2\n$ srun -N1 -n2 -l python train.py\n"
+            "0: rank 0/2: all_reduce -> [3.0, 3.0]\n1: rank 1/2: all_reduce -> [3.0, 3.0]\n")
+    r = explain.explain_text(text, None)
+    assert not r["findings"], [f["id"] for f in r["findings"]]
+    n = _node_reason(r)
+    assert n and "node s2" in n["note"] and "nodename=s2 state=resume" in n["fix"], n
+
+
 def test_a_dump_of_several_nodes_never_names_the_wrong_one():
     # `scontrol show node` of two nodes (the form src/scontrol/info_node.c prints), the reason on the second:
     # the first NodeName= line is not that node, so the answer keeps the placeholder
     text = ("NodeName=sn1 Arch=x86_64 CoresPerSocket=1\n   State=IDLE ThreadsPerCore=1\n\n"
             "NodeName=sn2 Arch=x86_64 CoresPerSocket=1\n   State=IDLE+DRAIN ThreadsPerCore=1\n"
             "   Reason=disk swap [alice@2026-11-28T08:55:30]\n")
-    r = explain.explain_text(text, None)
-    f = next(x for x in r["findings"] if x["id"] == "slurm.node_reason")
-    cause = f["causes"][0]
-    assert "disk swap" in cause["text"] and "sn1" not in cause["text"], cause
-    assert not any("sn1" in x for x in cause["fix"]), cause["fix"]
+    n = _node_reason(explain.explain_text(text, None))
+    assert n and "disk swap" in n["note"] and "sn1" not in n["note"] and "sn1" not in n["fix"], n
 
 
 def test_a_hostile_reason_is_quoted_and_a_long_one_is_not_used():
     # the reason is anyone's text (scontrol update reason=...): it is printed as one quoted word, never a command
     text = "NodeName=sn2 State=IDLE+DRAIN Reason=x; rm -rf / $(id) [root@2026-11-28T08:55:30]\n"
-    r = explain.explain_text(text, None)
-    cause = next(x for x in r["findings"] if x["id"] == "slurm.node_reason")["causes"][0]
-    assert "'x; rm -rf / $(id)'" in cause["text"], cause["text"]
+    n = _node_reason(explain.explain_text(text, None))
+    assert n and "'x; rm -rf / $(id)'" in n["note"], n
     long = "NodeName=sn2 State=IDLE+DRAIN Reason=%s [root@2026-11-28T08:55:30]\n" % ("y" * 300)
-    cause = next(x for x in explain.explain_text(long, None)["findings"] if x["id"] == "slurm.node_reason")["causes"][0]
-    assert "y" * 65 not in cause["text"] and "sn2" in cause["text"], cause["text"]
+    n = _node_reason(explain.explain_text(long, None))
+    assert n and "y" * 65 not in n["note"] and "sn2" in n["note"], n
 
 
 # ---------------------------------------------------------------- (d) probe: one node never answers

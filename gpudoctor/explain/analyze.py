@@ -163,7 +163,10 @@ def analyze(scan, kb, assume_error=False):
     _drop_foreign_asserts(scan, matched)
     # a line that a hand-written warning entry knows (elastic.ipv6_attempt: c10d's per-address IPv6 attempt, which
     # torch follows with IPv4) is that warning, not an error of the family a generated message site gives it
-    warned = {ln for eid, m in matched.items() if kb.by_id[eid]["kind"] == "warning" for ln in m["lines"]}
+    # A warning entry with `yields` (slurm.node_reason: any node reason, a note) leaves its lines to the error entries
+    # that also match them (Slurm's own reasons: 'Reason=Not responding' is slurm.node_down's root)
+    warned = {ln for eid, m in matched.items() if kb.by_id[eid]["kind"] == "warning" and not kb.by_id[eid].get("yields")
+              for ln in m["lines"]}
     if warned:
         for eid in [eid for eid, m in matched.items() if kb.by_id[eid]["kind"] != "warning" and m["lines"]
                     and set(m["lines"]) <= warned and not m.get("together") and not m.get("distinct")
@@ -344,6 +347,9 @@ def analyze(scan, kb, assume_error=False):
             # max_link_speed, ignoring' read 'unset NCCL_GRAPH_FILE / NCCL_TOPO_FILE'); "" as a note without a fix
             # has it (symptoms._note), so the JSON's fix stays a string
             fix = ""
+        if "{$" in note or "{$" in fix:  # a hand-written entry's {$kind|words} slots, filled as a root's (famfix.py)
+            lines = [x.text for x in m["hits"]]
+            note, fix = _famfix.fill(note, lines), _famfix.fill(fix, lines)
         notes.append({"id": eid, "severity": sev, "note": note,
                       "fix": fix, "first_line": h.line if h else None,
                       "text": h.text if h else None, "match_count": m["count"]})
