@@ -70,7 +70,7 @@ def test_table_reads_the_guard_and_the_public_call():
     ("new_group_rank_out_of_range", "torch.distributed.new_group", "change ranks= ("),
     ("scatter_without_list_on_src", "torch.distributed.scatter", "change scatter_list= ("),
     # send hands its group_dst on to _check_not_self_rank as `rank`
-    ("send_to_self", "torch.distributed.send", "change group= (an argument of the call), group_dst= ("),
+    ("send_to_self", "torch.distributed.send", "change group= (an argument of the call), dst= (an argument of the call), group_dst= ("),
 ])
 def test_fix_names_the_call_and_the_argument(kb, name, call, arg):
     f = _root(kb, name)

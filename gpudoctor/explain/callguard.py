@@ -139,7 +139,18 @@ def fill(scan, findings, tb):
     api = _called(tb, site)
     what = []
     handed = (site.get("passed") or {}).get(api) or {}
-    args = list(params) + [handed[p] for p in site.get("inner") or () if handed.get(p) and handed[p] not in params]
+    args = list(params)
+    for p in site.get("inner") or ():
+        h = handed.get(p)
+        if not h or h in args:
+            continue
+        # torch's point-to-point calls take dst= (global) or group_dst= (the group's rank) and turn the one given
+        # into group_dst (_canonicalize_group_rank, https://github.com/pytorch/pytorch/blob/main/torch/distributed/
+        # distributed_c10d.py): a user who passed dst= is named that argument too, first
+        bare = h[len("group_"):] if h.startswith("group_") else None
+        if bare and bare not in args and _doc(([api] if api else []) + list(site.get("api") or []), bare):
+            args.append(bare)
+        args.append(h)
     entry = _entry(tb)
     last = (api or site["func"]).rsplit(".", 1)[-1]
     through = entry if entry and entry not in (last, site["func"].rsplit(".", 1)[-1]) and not (
