@@ -45,16 +45,17 @@ def test_new_subgroups_line_whole_and_second(kb):
     assert sum(" refuses this when `" in x for x in fixes) == 1
 
 
-def test_send_hands_on_two_arguments_and_names_the_private_check(kb):
+def test_send_names_dst_and_the_private_check(kb):
     f = _root(kb, "send_to_self")
     line = f["causes"][0]["fix"][1]
+    # send turns dst= into group_dst (userwalk26, 66d81fb6): dst named first where send documents it; two documented
     assert line == (
         "torch.distributed.send refuses this when `group.rank() == rank` holds (torch/distributed/distributed_c10d.py, "
-        "in _check_not_self_rank): change group= (an argument of the call), group_dst= (an argument of the call) in "
-        "your call at /tmp/cf26rec/mis.py line 27 so that it does not; documented: group (torch.distributed.send): "
-        "\u201cThe process group to work on. If None, the default process group will be used. (default group=None)\u201d; "
-        "group_dst (torch.distributed.send): \u201cDestination rank on `group`. Invalid to specify both `dst` and "
-        "`group_dst`. (default group_dst=None)\u201d")
+        "in _check_not_self_rank): change group= (an argument of the call), dst= (an argument of the call), "
+        "group_dst= (an argument of the call) in your call at /tmp/cf26rec/mis.py line 27 so that it does not; "
+        "documented: group (torch.distributed.send): \u201cThe process group to work on. If None, the default process "
+        "group will be used. (default group=None)\u201d; dst (torch.distributed.send): \u201cDestination rank on global "
+        "process group (regardless of `group` argument). (default dst=None)\u201d")
     assert ("The check that refused it: torch.distributed._check_not_self_rank (reached from torch.distributed.send) "
             "raises at torch/distributed/distributed_c10d.py:1272 under `group.rank() == rank` (torch 2.13.0+cpu; "
             "tools/gen_call_guards.py).") in f["notes"]
@@ -135,3 +136,27 @@ def test_nothing_unless_the_first_finding_is_a_root_with_causes(role):
     callguard.fill(None, [h], {})
     assert h["causes"][0]["fix"] == ["first fix"]
     callguard.fill(None, [], _fsdp_tb())  # no finding at all: nothing to do, no error
+
+
+def test_documented_choices_and_default_through_accelerates_load_state():
+    # Accelerator.load_state(map_location=...) hands it to checkpointing.load_accelerator_state, whose test refuses
+    # anything but None / 'cpu' / 'on_device' (accelerate 1.15.0, checkpointing.py:226)
+    msg = "Unsupported optimizer map location passed, please choose one of `None`, `'cpu'`, or `'on_device'`"
+    tb = {"msg": "TypeError: " + msg,
+          "frames": [("/home/u/train.py", 88, "main"), (_SP + "accelerate/accelerator.py", 3500, "load_state"),
+                     (_SP + "accelerate/checkpointing.py", 226, "load_accelerator_state")]}
+    f = _finding()
+    callguard.fill(None, [f], tb)
+    assert f["causes"][0]["fix"][1] == (
+        "your call to load_state reaches accelerate.checkpointing.load_accelerator_state, which refuses this when "
+        "`map_location not in [None, 'cpu', 'on_device']` holds (accelerate/checkpointing.py, in "
+        "load_accelerator_state): change what your call to load_state hands on as map_location in your call at "
+        "/home/u/train.py line 88 so that it does not; documented: map_location "
+        "(accelerate.checkpointing.load_accelerator_state): \u201cWhat device to load the optimizer state onto. Should "
+        "be one of either \"cpu\" or \"on_device\". (its documented choices: map_location='cpu', "
+        "map_location='on_device'; default map_location=None)\u201d")
+    # the note names accelerate's release (the site's package), not torch's
+    assert f["notes"] == [
+        "The check that refused it: accelerate.checkpointing.load_accelerator_state raises at "
+        "accelerate/checkpointing.py:226 under `map_location not in [None, 'cpu', 'on_device']` (accelerate 1.15.0; "
+        "tools/gen_call_guards.py)."]
