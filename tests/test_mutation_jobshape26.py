@@ -62,3 +62,12 @@ def test_one_log_later_run_first_in_the_file_is_read_by_line_order(kb):
     run = _read("node1.log")
     ids = _ids(kb, [("both.log", _later(run, 40001, "04:23") + run)])
     assert "elastic.nodes_alone" not in ids, ids
+
+
+def test_runs_with_no_end_line_are_judged_beside_each_other(kb):
+    # a launcher whose agent never said "Local worker group finished" (killed, hung, cut log) did not end before
+    # anything: the recorded pair without those lines is still two machines alone
+    a, b = ("".join(x for x in _read(n).splitlines(True) if "Local worker group finished" not in x)
+            for n in ("node1.log", "node2.log"))
+    ids = _ids(kb, [("node1.log", a), ("node2.log", b)])
+    assert ids and ids[0] == "elastic.nodes_alone", ids
