@@ -1,0 +1,25 @@
+#!/usr/bin/env python3
+"""Print only the `id` and `family` values found in gpudoctor/data/knowledge/**/*.toml|json (nothing else)."""
+import glob, json, os, tomllib
+K = "/work/main/gpudoctor/data/knowledge"
+vals = set()
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k in ("id", "family") and isinstance(v, str):
+                vals.add(v)
+            else:
+                walk(v)
+    elif isinstance(o, list):
+        for x in o:
+            walk(x)
+for p in glob.glob(os.path.join(K, "**", "*"), recursive=True):
+    try:
+        if p.endswith(".toml"):
+            walk(tomllib.load(open(p, "rb")))
+        elif p.endswith(".json"):
+            walk(json.load(open(p)))
+    except Exception:
+        pass
+for v in sorted(vals):
+    print(v)
