@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Time `gpudoctor explain --json` on one long line of each trigger phrase of session 23's readers (opfix, lastresort),
-~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25]
+~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25|26]
 (--round 24: the trigger phrases of session 24's readers instead: progline, deeper, choices, outdir, oldrelease, the
 Slurm cancel / requeue entries and fp24's logging records; --round 25: session 25's jobshape, differential, red
-team 2026-11-28d's redaction and slurm.gpudoctor_drain)"""
+team 2026-11-28d's redaction and slurm.gpudoctor_drain; --round 26: session 26's callguard (after a torch.distributed
+frame), slurm.node_reason and the webhook/netrc/key redaction)"""
 # Long adversarial lines for this round's explain readers (opfix, lastresort): each trigger phrase repeated to
 # ~40 KB and ~640 KB on one line, alone and after a traceback header; time explain --json on each.
 import subprocess, sys, time, tempfile, os
@@ -44,13 +45,29 @@ triggers25 = [
  "docker login -p abc ", "curl -u u:pw ", "redis://:pw@host ", "AWS_SECRET_ACCESS_KEY wJalrXUtnFEMI ",
  "Reason=gpudoctor: ", "NCCL WARN Call to ibv_modify_qp failed ",
 ]
-if sys.argv[2:] in (["--round", "24"], ["--round", "25"]):
-    triggers = triggers24 if sys.argv[3] == "24" else triggers25
+# session 26's readers: callguard (a library's refusal of a call: a torch.distributed frame above the message), the
+# Slurm node reasons (slurm.node_reason), red team 2026-11-28e's / review26's webhook, netrc and key redaction
+triggers26 = [
+ "Invalid destination rank: destination rank should not be the same as the rank of the current process. ",
+ "Rank 5 is out of range. Valid ranks are 0 to 1 (world_size=2) ", "The arg 'group_size' (4) must not exceed ",
+ "Each mesh_dim_name must be unique. ", "Argument ``scatter_list`` must be specified on source rank. ",
+ "Global rank 1 is not part of group ", "device_id cuda:0 does not match the current compilation's ",
+ "Reason=bad gpu 3 [root@2026-11-28T08:00:00] ", "maint: BIOS update ( root      2026-11-26T16:32:52 s2 ",
+ "https://hooks.slack.com/services/T000/B000/XXXX ", "https://discord.com/api/v10/webhooks/1/abc ",
+ "machine h login u password p ", "AIzaSyA-1234567890abcdefghijklmnopqrstu ", "SSHPASS=hunter2 ",
+ "/open-apis/bot/v2/hook/abcdef ",
+]
+PRE26 = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    dist.send(t, dst=rank)\n"
+         "  File \"/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py\", line 2410, in send\n"
+         "    raise ValueError(\"x\")\nValueError: ")
+if sys.argv[2:] in (["--round", "24"], ["--round", "25"], ["--round", "26"]):
+    triggers = {"24": triggers24, "25": triggers25, "26": triggers26}[sys.argv[3]]
 worst = (0, None)
 for t in triggers:
     for size in (40_000, 640_000):
         line = (t * (size // len(t) + 1))[:size]
-        for pre in ("", "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    x = f(y)\nRuntimeError: "):
+        for pre in ("", PRE26 if sys.argv[3:] == ["26"] else
+                    "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    x = f(y)\nRuntimeError: "):
             with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
                 f.write(pre + line + "\n")
             t0 = time.time()
