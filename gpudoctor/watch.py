@@ -811,6 +811,15 @@ def _gib(mib):
     return "%.1f" % (mib / 1024.0)
 
 
+# the fix for a rank holding a context on another rank's GPU (watch.memory's uneven and stray findings)
+SET_DEVICE_FIX = ("torch.cuda.set_device(int(os.environ['LOCAL_RANK']))   # first thing in each rank, before any CUDA "
+                  "call (dist.barrier(device_ids=[local_rank]), torch.load(..., map_location='cpu'))")
+
+
+def _stray_text(stray):
+    return "; ".join("pid %s on GPU %s" % (p, ",".join(str(i) for i in ids)) for p, ids in stray)
+
+
 def stray_contexts(w):
     """[(pid, [its GPUs])] of the job's processes that hold a context on a GPU another job process also holds,
     beside a GPU of their own: a rank that touched cuda:0 before torch.cuda.set_device(local_rank) (a barrier,
@@ -879,7 +888,7 @@ def watch_memory(facts, config):
                 msg += "; %s also hold%s a context on another rank's GPU (%s): ranks that touched a GPU before " \
                        "torch.cuda.set_device(local_rank)" % (
                            "pid " + ", ".join(str(p) for p, _i in stray), "s" if len(stray) == 1 else "",
-                           "; ".join("pid %s on GPU %s" % (p, ",".join(str(i) for i in ids)) for p, ids in stray))
+                           _stray_text(stray))
             else:
                 msg += ": data parallel ranks hold the same; the one above them gathers more (a full state dict, " \
                        "eval outputs or metrics on rank 0) or runs another stage (pipeline stages differ by design)"
@@ -889,17 +898,14 @@ def watch_memory(facts, config):
                 msg, observed=", ".join("GPU %s %s GiB" % (g["index"], _gib(g["mem_used_mib"])) for g in mine) + (
                     "; processes on GPU %s: %s" % (top["index"], ", ".join(str(x) for x in who)) if who else ""),
                 expected="within %.1fx of the others' median" % MEM_UNEVEN,
-                fix="torch.cuda.set_device(int(os.environ['LOCAL_RANK']))   # first thing in each rank, before any "
-                    "CUDA call; torch.load(..., map_location='cpu')" if stray else gather)
+                fix=SET_DEVICE_FIX if stray else gather)
             stray = []  # said above
     if stray:
         found = True
         yield Finding.warning(
             "%d of the job's processes hold a context on another rank's GPU beside their own (%s): a rank that "
             "touched a GPU before torch.cuda.set_device(local_rank) keeps several hundred MiB there" % (
-                len(stray), "; ".join("pid %s on GPU %s" % (p, ",".join(str(i) for i in ids)) for p, ids in stray)),
-            fix="torch.cuda.set_device(int(os.environ['LOCAL_RANK']))   # first thing in each rank, before any CUDA "
-                "call (dist.barrier(device_ids=[local_rank]), torch.load(..., map_location='cpu'))")
+                len(stray), _stray_text(stray)), fix=SET_DEVICE_FIX)
     if found:
         return
     used = [g["mem_used_mib"] for g in mine]
