@@ -1048,7 +1048,7 @@ def table_lines(nodes):
     for n in live:
         r = node_rows(n.facts or {})
         if r.get("status") != "ok":
-            out.append("  %s: not sampled (%s)" % (n.host, r.get("reason") or r.get("status")))
+            out.append("  %s: not sampled (%s)" % (n.host, _word(r.get("reason") or r.get("status"))))
             continue
         if len(live) > DETAILED_NODES:
             out.append(_node_line(n.host, r))
@@ -1059,14 +1059,16 @@ def table_lines(nodes):
                 n.host, _num(r.get("elapsed_s")) or 0, _num(r["seconds"]))
         out.append(head)
         if not r["gpus"]:
-            out.append("    GPUs  none: %s" % (r.get("gpu_reason") or "-"))
+            out.append("    GPUs  none: %s" % _word(r.get("gpu_reason") or "-"))
         for g in r["gpus"]:
             mem = ""
             if g.get("mem_used_mib") is not None:  # the most held in the window (NVML's used memory)
                 mem = "  mem %.1f%s GiB" % (g["mem_used_mib"] / 1024.0, "/%.0f" % (g["mem_total_mib"] / 1024.0)
                                             if g.get("mem_total_mib") else "")
+            # a GPU's index and a process's pid are the node's: integers from NVML and /proc on a real one, any
+            # text from a hostile one, shown as one shell word as the job's other values are (docs/security.md 84.)
             out.append("    GPU %-3s util %3.0f%% (%3.0f-%3.0f)  power %5.0f/%-4.0f W (%3.0f%%)  SM %4.0f MHz%s  %s" % (
-                g["index"], g["util"] or 0, g["util_min"] or 0, g["util_max"] or 0, g["power_w"] or 0,
+                _word(g["index"]), g["util"] or 0, g["util_min"] or 0, g["util_max"] or 0, g["power_w"] or 0,
                 g["limit_w"] or 0, 100 * (g["frac"] or 0), g["clock"] or 0, mem, g["state"]))
         lo = r.get("loopback_bytes_s")
         out.append("    net   %s %s; RDMA %s%s" % (
@@ -1084,7 +1086,7 @@ def table_lines(nodes):
             gpus = _gpu_ids(p)
             where = "".join((" GPU %s" % ",".join(str(i) for i in gpus) if gpus else "",
                              " parent %s" % p["ppid"] if _num(p.get("ppid")) is not None else ""))
-            out.append("    pid   %s %s%s%s" % (p.get("pid"), _word(p.get("comm") or "?"), where,
+            out.append("    pid   %s %s%s%s" % (_word(p.get("pid")), _word(p.get("comm") or "?"), where,
                                                 ("  " + env) if env else ""))
     return out
 

@@ -6,8 +6,8 @@ value fits all (no interface name common to every node), a comment says so inste
 """
 
 import re
-import shlex
 
+from gpudoctor.fixline import sh
 from gpudoctor.nodes import fold
 
 # Interfaces NCCL must never bootstrap over (docker bridges, veth pairs, libvirt, loopback).
@@ -165,12 +165,14 @@ def render(lines, extra=None):
     out = ["# gpudoctor exports: computed from the nodes' facts; eval \"$(gpudoctor exports ...)\""]
     for name, value, why in lines:
         out.append("# %s" % _comment(why))
-        out.append(("export %s=%s" % (name, shlex.quote(value))) if value is not None else "# (%s: no value fits)"
-                   % name)
+        out.append(("export %s=%s" % (name, sh(value))) if value is not None else "# (%s: no value fits)" % name)
     computed = {name for name, _, _ in lines}
     for name, (value, why) in sorted((extra or {}).items()):
         if name in computed:
             continue
         out.append("# %s" % _comment(why))
-        out.append("export %s=%s" % (name, shlex.quote(value)))
+        # sh(): a value that holds a control or bidi character (a node's LD_LIBRARY_PATH entry) is one $'...' word,
+        # not shlex.quote's '...' with the raw bytes, which a terminal acts on when the snippet is printed
+        # (OSC 52 sets the clipboard; docs/security.md 84.)
+        out.append("export %s=%s" % (name, sh(value)))
     return "\n".join(out) + "\n"

@@ -15,6 +15,8 @@ atomically (a temp file in the same folder, then rename), as node-exporter's doc
 
 import time
 
+from gpudoctor.fixline import needs_ansi_c, sh
+
 STATUS_VALUE = {"pass": 0, "warning": 1, "error": 2, "crashed": 3, "skipped": -1, "na": -2}
 _SEV_RANK = {"error": 0, "warning": 1, "info": 2}
 
@@ -31,7 +33,14 @@ def node_status(result, host):
 
 
 def _label(value):
-    return str(value).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+    """A label value in the text format's escapes (\\\\, \\", \\n). A value from a node (watch's GPU index, the
+    job's interface) that holds a control or bidi character is written as fixline.sh's $'...' word first: the
+    format has no escape for them and a terminal acts on the raw bytes when the file is printed (OSC 52 sets the
+    clipboard; docs/security.md 84.)."""
+    value = str(value)
+    if needs_ansi_c(value):
+        value = sh(value)
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
 def _series(name, labels, value):

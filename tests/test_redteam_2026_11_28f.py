@@ -1,0 +1,143 @@
+"""Red team 2026-11-28f (docs/security.md 84.+): hostile inputs against gpudoctor as a user or a node hands them in.
+Each test failed before its fix."""
+
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+# what a terminal acts on: ESC (OSC 52 writes the clipboard), BEL, C1's CSI, a right-to-left override
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+OSC52 = "\x1b]52;c;dG91Y2ggTQ==\x07\u202e\x9b31m"
+
+
+def _run(argv, cwd, timeout=120, env=None, stdin=None):
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE,
+                         cwd=str(cwd), env=env)
+    try:
+        out, err = p.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        pytest.fail("%s still ran after %d s" % (" ".join(argv), timeout))
+    return p.returncode, out.decode("utf-8", "surrogateescape"), err.decode("utf-8", "surrogateescape")
+
+
+def _gd(args, cwd, timeout=120, env=None, stdin=None):
+    env = dict(env or os.environ, PYTHONPATH=ROOT)
+    return _run([sys.executable, "-P", "-m", "gpudoctor"] + list(args), cwd, timeout=timeout, env=env, stdin=stdin)
+
+
+def _pasted_lines(lines, tmp_path):
+    """Each line and each clause after ': ', '; ', ', ', ' (' or two blanks outside a quoted word, pasted alone into
+    a restricted bash whose PATH holds only touch: what it created."""
+    from gpudoctor.fixline import keep_quoted
+
+    box = tmp_path / "box"
+    (box / "bin").mkdir(parents=True, exist_ok=True)
+    (box / "w").mkdir(exist_ok=True)
+    if not (box / "bin" / "touch").exists():
+        os.symlink(shutil.which("touch"), str(box / "bin" / "touch"))
+    todo = []
+    for x in lines:
+        todo += [x[m.end():] for m in re.finditer(r"^|: |; |, | \(|  +", keep_quoted(x))]
+    for line in todo:
+        subprocess.run([shutil.which("bash"), "--norc", "--noprofile", "-r", "-c", line], cwd=str(box / "w"),
+                       timeout=30, env={"PATH": str(box / "bin"), "HOME": str(box / "w"), "LC_ALL": "C"},
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return sorted(os.listdir(str(box / "w")))
+
+
+# 84.: a hostile node's values reached the terminal raw (exports, watch's Prometheus gauges) or bare (watch's sample
+# table: a process's pid and a GPU's index, which a real node sends as integers)
+
+WATCH = os.path.join(ROOT, "fixtures", "recorded", "h200x2-2026-11-28c", "watch-save-vm.json")
+PIDS = ["x;touch M1;#", "$(touch M2)", "`touch M3`", "x: touch M4; #", "x, touch M5; #", "x (touch M6; #"]
+
+
+def _hostile_watch(tmp_path, value):
+    d = json.load(open(WATCH))
+    w = d["watch"]
+    w["processes"]["list"][0]["pid"] = value
+    w["processes"]["list"][1]["pid"] = value + "0"
+    w["gpu"]["gpus"][1]["index"] = value
+    w["processes"]["list"][1]["gpus"] = [0, 1]
+    for g in w["gpu"]["gpus"]:
+        for s in g["samples"]:
+            s["util_pct"], s["power_w"] = 90, 600  # both GPUs busy: a non-integer index is listed too
+    p = tmp_path / "w.json"
+    p.write_text(json.dumps(d))
+    return str(p)
+
+
+@pytest.mark.parametrize("value", PIDS)
+def test_watch_table_shows_a_nodes_pid_and_gpu_index_as_shell_words(value, tmp_path):
+    rc, out, err = _gd(["watch", "--facts", _hostile_watch(tmp_path, value), "-v"], tmp_path)
+    assert rc in (0, 1), err
+    lines = [l for l in out.splitlines() if "touch" in l]
+    assert any(l.strip().startswith("pid") for l in lines) and any(l.strip().startswith("GPU") for l in lines), out
+    assert _pasted_lines(lines, tmp_path) == [], "\n".join(lines)
+
+
+def test_watch_table_keeps_plain_pids_and_indexes(tmp_path):
+    rc, out, err = _gd(["watch", "--facts", WATCH, "-v"], tmp_path)
+    assert rc in (0, 1), err
+    assert "    pid   946 python GPU 0 parent 906 " in out and "    GPU 0   util " in out
+
+
+def test_watch_prometheus_labels_hold_no_raw_terminal_escape(tmp_path):
+    rc, out, err = _gd(["watch", "--facts", _hostile_watch(tmp_path, "x" + OSC52), "--format", "prometheus"],
+                       tmp_path)
+    assert rc in (0, 1), err
+    assert not RAW.search(out), [l for l in out.splitlines() if RAW.search(l)]
+    row = [l for l in out.splitlines() if l.startswith("gpudoctor_watch_gpu_utilization_percent{") and "gpu=\"$'x" in l]
+    # the value as one $'...' word, its backslashes escaped as the text format asks
+    assert row == ['gpudoctor_watch_gpu_utilization_percent{host="vm",gpu="$\'x\\\\x1b]52;c;dG91Y2ggTQ==\\\\x07'
+                   '\\\\xe2\\\\x80\\\\xae\\\\xc2\\\\x9b31m\'"} 90.0'], row
+
+
+def test_prometheus_label_keeps_plain_values_and_the_formats_escapes():
+    from gpudoctor.report.prometheus import _series
+
+    assert _series("m", [("host", "gpu01"), ("gpu", 0)], 1) == 'm{host="gpu01",gpu="0"} 1'
+    assert _series("m", [("x", 'a"b\\c')], 1) == 'm{x="a\\"b\\\\c"} 1'
+
+
+def _hostile_facts(tmp_path):
+    """h100's facts with an older cuda-compat first on LD_LIBRARY_PATH (driver.cuda's error, whose cleaned
+    LD_LIBRARY_PATH goes to exports) and a later entry ending in OSC 52 and a right-to-left override (any text, from
+    a hostile node)."""
+    d = json.load(open(os.path.join(ROOT, "fixtures", "nodes", "h100-ubuntu2404-torch211.json")))
+    d["cuda"]["compat"][3]["version"] = "550.54.15"  # older than the kernel module's 580.159.04: error 803
+    d["cuda"]["ld_library_path"] = "/usr/local/nvidia/lib64:/opt/lib" + OSC52
+    p = tmp_path / "h.json"
+    p.write_text(json.dumps(d))
+    return str(p)
+
+
+def test_exports_never_print_a_nodes_control_characters_raw(tmp_path):
+    rc, out, err = _gd(["exports", "--facts", _hostile_facts(tmp_path)], tmp_path)
+    assert rc == 0, err
+    (line,) = [l for l in out.splitlines() if l.startswith("export LD_LIBRARY_PATH=")]
+    assert not RAW.search(out), line
+    assert line.startswith("export LD_LIBRARY_PATH=$'") and "\\x1b]52;c;dG91Y2ggTQ==\\x07" in line
+    # eval'd by bash, the snippet still sets the node's value, byte for byte
+    got = subprocess.run(["bash", "--norc", "--noprofile", "-c", out + '\nprintf %s "$LD_LIBRARY_PATH"'],
+                         capture_output=True, env={"PATH": "/usr/bin:/bin"}, timeout=30).stdout.decode("utf-8")
+    assert got == "/opt/lib" + OSC52, repr(got)
+
+
+def test_exports_plain_values_read_as_before():
+    from gpudoctor.report.exports import render
+
+    out = render([("NCCL_SOCKET_IFNAME", "=eth0", "why"), ("X", "a b", "w")], {"LD_LIBRARY_PATH": ("/a:/b", "c")})
+    assert "export NCCL_SOCKET_IFNAME==eth0\n" in out and "export X='a b'\n" in out
+    assert "export LD_LIBRARY_PATH=/a:/b\n" in out
