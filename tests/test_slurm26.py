@@ -120,7 +120,9 @@ def test_probe_keeps_the_nodes_after_one_that_never_answers(ms):
     marker = "2%d.5" % (os.getpid() % 1000)  # the sleep's own argument: what finds a leftover
     wrapper = os.path.join(ms.cwd, "python-silent-on-sn2")
     with open(wrapper, "w") as f:
-        f.write('#!/bin/sh\n[ "$SLURMD_NODENAME" = sn2 ] && exec sleep %s\nexec %s "$@"\n' % (marker, sys.executable))
+        # each start on sn2 leaves a line: the facts round's python and, before slurm27, the hello's too
+        f.write('#!/bin/sh\n[ "$SLURMD_NODENAME" = sn2 ] && echo started >> %s.sn2 && exec sleep %s\nexec %s "$@"\n'
+                % (wrapper, marker, sys.executable))
     os.chmod(wrapper, 0o755)
     try:
         p = ms.run(*(["salloc", "-N4", "-t", "3"] + GD + ["probe", "--mode", "tcp", "--json", "--budget", "60",
@@ -130,6 +132,11 @@ def test_probe_keeps_the_nodes_after_one_that_never_answers(ms):
         doc = json.loads(p.stdout)
         nodes = {n["host"]: n for n in doc["nodes"]}
         assert nodes["sn2"]["reachable"] is False and nodes["sn2"]["error_kind"] == "hang", nodes["sn2"]
+        # one bound (slurm27): the facts round's silence is the hang, the hello starts no second worker on sn2
+        # (it waited 15 s there, then 10.5 s more)
+        assert "facts round" in nodes["sn2"]["error"], nodes["sn2"]
+        with open(wrapper + ".sn2") as f:
+            assert f.read().split() == ["started"], "a second python was started on the silent node"
         assert all(nodes[h]["reachable"] for h in ("sn1", "sn3", "sn4")), nodes
         measured = {frozenset((x["a"], x["b"])) for x in doc["pairs"] if x.get("gbps")}
         assert measured and all("sn2" not in pair for pair in measured), doc["pairs"]

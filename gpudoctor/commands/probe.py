@@ -256,18 +256,30 @@ def _fits_open_files(n):
 def _gather_facts(hosts, args, opts):
     """The facts the findings read (RDMA ports, interface speeds, limits): one short fan-out
     through the transport interface (ssh, or srun inside an allocation). Returns them with the
-    nodes srun could not reach for Slurm's reasons, {host: (error_kind, error)}: the probe starts
-    no worker there (run.probe ``unreached``)."""
+    nodes srun could not reach for Slurm's reasons, and those whose python never answered within the round's
+    bound ("hang"), {host: (error_kind, error)}: the probe starts no worker there (run.probe ``unreached``)."""
     from gpudoctor import transport
     from gpudoctor.transport.srun import FALLBACK_KINDS
 
     payload = transport.Payload(python=args.python or "python3", options={"only": FACT_SECTIONS})
     via = getattr(args, "via", None)
-    nodes = transport.run(hosts, payload, via=via if via in ("ssh", "srun") else None,
-                          timeout=min(15.0, max(2.0, opts["budget"] / 5)),
+    bound = min(15.0, max(2.0, opts["budget"] / 5))
+    nodes = transport.run(hosts, payload, via=via if via in ("ssh", "srun") else None, timeout=bound,
                           ssh_config=args.ssh_config, host_key_policy=args.host_key_policy, progress=False)
-    return ({n.host: n.facts for n in nodes if n.reachable},
-            dict((n.host, (n.error_kind, n.error)) for n in nodes if not n.reachable and n.error_kind in FALLBACK_KINDS))
+    unreached = {}
+    for n in nodes:
+        if n.reachable:
+            continue
+        if n.error_kind in FALLBACK_KINDS:
+            unreached[n.host] = (n.error_kind, n.error)
+        elif n.error_kind == "timeout" and (n.error or "").endswith(transport.COLLECTOR_STOPPED):
+            # the interpreter the workers use started there and gave nothing within this round's bound: the hello
+            # would wait its own bound on it again (a 4-node Slurm, one node's python hung: 15 s here, then
+            # 10.5 s more in the hello, 44 s of a 120 s run; slurm27). One bound: it is the hang, no worker there.
+            unreached[n.host] = ("hang", "the node's python gave no answer within %gs (the probe's facts round, with "
+                                 "the interpreter the workers use): a hung interpreter or node; no worker was started "
+                                 "there" % bound)
+    return {n.host: n.facts for n in nodes if n.reachable}, unreached
 
 
 def _local_facts(name, args):

@@ -412,8 +412,11 @@ def interrupted_node(host, started=True):
                 "interrupted before this node was reached", error_kind="interrupted")
 
 
+COLLECTOR_STOPPED = "the remote collector was stopped"  # the end of a timeout_node's error: it started, never answered
+
+
 def timeout_node(host, seconds, what="no facts"):
-    return Node(host=host, error="%s within %gs (--timeout); the remote collector was stopped" % (what, seconds),
+    return Node(host=host, error="%s within %gs (--timeout); %s" % (what, seconds, COLLECTOR_STOPPED),
                 error_kind="timeout")
 
 
