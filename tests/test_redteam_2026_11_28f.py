@@ -141,3 +141,73 @@ def test_exports_plain_values_read_as_before():
     out = render([("NCCL_SOCKET_IFNAME", "=eth0", "why"), ("X", "a b", "w")], {"LD_LIBRARY_PATH": ("/a:/b", "c")})
     assert "export NCCL_SOCKET_IFNAME==eth0\n" in out and "export X='a b'\n" in out
     assert "export LD_LIBRARY_PATH=/a:/b\n" in out
+
+
+# 85.: redteam25's leftovers (a short credential listed beside its name, a one-word `token: X` past a line's start)
+# were quoted in clear; a name after '$' is not read as a listing, and PWD's path is kept
+
+LEAKS = {
+    # (a line as a log prints it, the secret part that must not come back)
+    "short_pair": ("DB_PASSWORD hunter2", "hunter2"),
+    "short_pair_table": ("MYSQL_ROOT_PASSWORD   s3cr3tpw1   (from .env)", "s3cr3tpw1"),
+    "token_past_start": ("huggingface_hub.errors: login with token: 9f8e7d6c5b4a39281706f5e4d3c2b1a0 failed",
+                         "9f8e7d6c5b4a39281706f5e4d3c2b1a0"),
+    "odbc_pwd": ("pyodbc.Error: connect failed: Driver={ODBC 18};Server=db;UID=sa;PWD=MyPassw0rd;", "MyPassw0rd"),
+}
+STAYS = ["HF_TOKEN is not set", "TOKEN_LIMIT 4096", "API_KEY v2", "PYTHONPATH=$PWD python3 train.py",
+         "PWD=/home/alice/run", "PWD: /mnt/nfs/users/alice/modules-check-MPI", "request failed (token: %s)",
+         "parse error at token: 12345678901234567890", "a token: huggingface-cli login", "DB_PASSWORD required"]
+
+
+@pytest.mark.parametrize("name", sorted(LEAKS))
+def test_explain_redacts_short_pairs_and_random_one_word_tokens(name):
+    from gpudoctor.explain.redact import redact
+
+    line, secret = LEAKS[name]
+    out = redact(line)
+    assert secret not in out and "REDACTED" in out, out
+
+
+@pytest.mark.parametrize("line", STAYS)
+def test_explain_keeps_prose_paths_and_expansions(line):
+    from gpudoctor.explain.redact import redact
+
+    assert redact(line) == line
+
+
+def test_explain_cli_quotes_no_short_pair(tmp_path):
+    log = tmp_path / "x.log"
+    log.write_text("+ printenv | grep PASSWORD\nDB_PASSWORD hunter2\nTraceback (most recent call last):\n"
+                   "  File \"train.py\", line 3, in <module>\n    connect()\nOperationalError: (1045, \"Access denied "
+                   "for user 'app'@'10.0.0.5' (using password: YES)\") with token: 9f8e7d6c5b4a39281706f5e4d3c2b1a0\n")
+    for fmt in ([], ["--json"]):
+        rc, out, err = _gd(["explain", str(log)] + fmt, tmp_path)
+        assert rc in (0, 1), err
+        assert "hunter2" not in out + err and "9f8e7d6c5b4a39281706f5e4d3c2b1a0" not in out + err
+
+
+def test_wrapper_output_cut_reads_the_short_pair_too():
+    from gpudoctor.collector.python_env import _BARE_PAIR
+
+    assert _BARE_PAIR.search("DB_PASSWORD hunter2") and not _BARE_PAIR.search("PYTHONPATH=$PWD python3")
+
+
+def test_one_word_token_is_judged_from_its_line_start_only_in_time():
+    """The line-start test read the whole line before each name (2 s for 64 KiB of 'x token: abc '); a count of
+    the work, not a clock: the search is given 48 characters before the name at most."""
+    import gpudoctor.explain.redact as r
+
+    calls = []
+    real = r._LINE_START
+
+    class Spy(object):
+        def search(self, s, pos, end):
+            calls.append(end - pos)
+            return real.search(s, pos, end)
+
+    r._LINE_START = Spy()
+    try:
+        r.redact("x token: abc " * 200)
+    finally:
+        r._LINE_START = real
+    assert calls and max(calls) <= 48, max(calls)

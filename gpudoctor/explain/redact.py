@@ -131,11 +131,12 @@ _CMD_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
     r"(?P<v>[A-Za-z0-9_-]{20,200})(?![^\s'\"])"))
 # an environment variable's name and its value apart by blanks, no operator (`AWS_SECRET_ACCESS_KEY wJalr...`: a table
 # of names and values, `printenv`-like listings, `aws configure list`): read only for an upper-case credential's name
-# and a value that looks random, 16 to 512 characters holding a letter and a digit (a sentence's next word is
-# neither: 'HF_TOKEN is not set') (docs/security.md 79.)
-_BARE_PAIR = re.compile(r"(?<![\w.-])(?P<name>[A-Z][A-Z0-9_]{2,80})(?P<op>[ \t]{1,8})"
+# and a value that looks random, 6 to 512 characters holding a letter and a digit (a sentence's next word is
+# neither: 'HF_TOKEN is not set') (docs/security.md 79.; 6, not 16, since red team 2026-11-28f, 85.: 'DB_PASSWORD
+# hunter2'); a name after '$' is a variable's expansion in a command, not a listing ('PYTHONPATH=$PWD python3')
+_BARE_PAIR = re.compile(r"(?<![\w.$-])(?P<name>[A-Z][A-Z0-9_]{2,80})(?P<op>[ \t]{1,8})"
                         r"(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])"
-                        r"(?=[A-Za-z0-9/+=_.-]{16,512}(?![^\s'\"`,;)\]}]))")
+                        r"(?=[A-Za-z0-9/+=_.-]{6,512}(?![^\s'\"`,;)\]}]))")
 _CMD_NEEDLES = ("mysql", "mariadb", "sshpass", "login", "curl")
 
 
@@ -169,6 +170,13 @@ def secret_name(name):
 _PROSE = {"or", "and", "to", "is", "are", "was", "not", "with", "for", "the", "a", "an", "in", "of", "on", "option",
           "flag", "missing", "given", "set", "required", "must", "should", "instead", "argument", "only", "if"}
 _LINE_START = re.compile(r"(?:^|\n)[ \t]{0,40}(?:-[ \t]{1,4})?$")
+# (searched from 48 characters before the name only: a match is at most 46 long, and '^' matches only at the text's
+# real start; from 0 it cost the whole line before each name, 2 s for a 64 KiB line of 'x token: abc ')
+
+
+# a value that looks random: 16 to 512 characters of a key's alphabet holding a letter and a digit (_BARE_PAIR's long
+# form; prose, a count and a format are not: 'token: %s', 'token: 12345')
+_RANDOM = re.compile(r"^(?=[^\s]{0,511}[0-9])(?=[^\s]{0,511}[A-Za-z])[A-Za-z0-9/+=_.-]{16,512}$")
 
 
 def _value(m, v):
@@ -176,6 +184,8 @@ def _value(m, v):
     name, op = m.group("name"), m.group("op")
     if _PLACEHOLDER.match(v):
         return None  # a placeholder
+    if name == "PWD" and v.lstrip("\"'")[:1] in ("/", "~"):
+        return None  # POSIX's working directory ('PWD=/home/alice/run'), not ODBC's password ('UID=sa;PWD=X')
     if name.lower().endswith("key") and re.match(r"^\d{1,4}(?::[a-z_]{1,40})?$", v):
         return None  # a key's number ('store_based_barrier_key:0:last_worker', a cache key's index): no credential
     if ":" in op and name.isupper() and re.match(r"[A-Z][a-z]{1,40} [a-z]", m.string[m.end():m.end() + 44]):
@@ -183,9 +193,10 @@ def _value(m, v):
     if not op.strip() and (v[0] == "-" or v.lower() in _PROSE):
         return None  # the next flag after a bare switch, or prose after an option's name
     if ":" in op and "q" in m.re.groupindex and not m.group("q") and not re.search(r"[_.-]", name) and \
-            not _LINE_START.search(m.string, 0, m.start()):
+            not _LINE_START.search(m.string, max(0, m.start() - 48), m.start()) and not _RANDOM.match(v):
         return None  # 'a token: huggingface-cli login', '(token: %s)': a one-word name with ':' is a YAML key
-        #              only at its line's start (a dotted name is a key anywhere: '[rank0] cfg.wandb.api_key: X')
+        #              only at its line's start (a dotted name is a key anywhere: '[rank0] cfg.wandb.api_key: X');
+        #              past it, only a value that looks random is one ('login with token: 9f8e...', 85.)
     q = v[0] if v[0] in "\"'" and len(v) > 1 and v[-1] == v[0] else ""
     return m.group(0) + q + MARK + q
 
