@@ -37,8 +37,11 @@ def test_regenerates_from_the_recorded_slice(tmp_path):
     assert got == want
     assert want["sections"], "no section kept"
     for project, c in want["counts"].items():
-        assert c["pages"] >= 1 and c["quoted"] >= c["with_remedy"] >= c["kept"] >= 0, project
-        assert len(c["commit"]) == 40, project
+        # ('kept' counts docfix27's symptom rows too, which quote no message)
+        assert c["pages"] >= 1 and c["quoted"] >= c["with_remedy"] >= c["kept"] - c.get("symptom", 0) >= 0, project
+        # (docfix27) PyTorch's pages are read at several commits (each row's 'source' names its page's) and its
+        # docstrings from the wheel
+        assert len(c["commit"]) == 40 or c["commit"] == "several" or c["commit"].startswith("wheel:"), project
 
 
 # https://github.com/huggingface/peft/blob/5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40/docs/source/developer_guides/

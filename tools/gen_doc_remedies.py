@@ -27,6 +27,10 @@ Usage:
     (fetch each repository: the `fetch` tool, github:<owner>/<name>; mirrors in <dir>/<owner>+<name>/repo)
     python tools/gen_doc_remedies.py --mirrors /work/.mirror [--pages DIR] [--record tools/data/doc_remedies_slice.txt] [-o OUT]
     python tools/gen_doc_remedies.py --slice tools/data/doc_remedies_slice.txt -o OUT   (the test)
+    python tools/gen_doc_remedies.py --slice tools/data/doc_remedies_slice.txt --pages DIR \
+        --torch-wheel torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl --record SLICE
+        (docfix27: the recorded projects as the slice has them, and what was read since: PyTorch's pages and the
+        torch wheel's docstrings)
 
 Sources (each at the commit the header names): huggingface/accelerate, huggingface/peft, huggingface/datasets,
 huggingface/trl, Lightning-AI/pytorch-lightning, jax-ml/jax, facebookresearch/hydra, omry/omegaconf,
@@ -98,7 +102,127 @@ PROJECTS = [
      "vllm.library_error"),
     ("transformers", "huggingface/transformers", "docs/source/en", r"", "https://huggingface.co/docs/transformers/"
      "{page}", "hf", "transformers.library_error"),
+    # (docfix27) PyTorch's own pages: the notes and the package pages that say what to do about a failure of the
+    # user's code, data or environment (the FAQ, multiprocessing, DataLoader's multi-process loading, reproducibility,
+    # debugging torch.distributed), each at the commit the search index stores it (--pages, several commits)
+    ("pytorch", "pytorch/pytorch", "docs/source", r"", "https://docs.pytorch.org/docs/stable/{page}.html", "sphinx",
+     "torch.usage"),
+    ("torch-api", "pytorch/pytorch", "", r"", "https://docs.pytorch.org/docs/stable/{page}.html", "hf",
+     "torch.usage"),
 ]
+# (docfix27) projects whose sections are kept without a quoted message too: a section that says what to do and names
+# the APIs, arguments or settings it is about ('terms') is a SYMPTOM row; explain/docremedy.py quotes it only under a
+# root whose traceback (the exception's message and the library frames that raised it) names enough of those terms
+SYMPTOM_PROJECTS = ("pytorch", "torch-api")
+# (docfix27) the warning / note blocks of the docstrings of torch's public APIs that a user's code, data or
+# environment trips (the DataLoader and its samplers, DDP, FSDP, DCP, torch.save / load, torch.multiprocessing,
+# activation checkpointing, autograd.Function's ctx), read with ast from the torch wheel (never imported), and of
+# the C++ functions torch/_torch_docs.py documents with add_docstr; each block is a section of a page built for the
+# doc page that renders it ('data' -> https://docs.pytorch.org/docs/stable/data.html), anchored at the API's name
+TORCH_APIS = [
+    ("torch/utils/data/dataloader.py", "DataLoader", "torch.utils.data.DataLoader", "data"),
+    ("torch/utils/data/distributed.py", "DistributedSampler", "torch.utils.data.distributed.DistributedSampler",
+     "data"),
+    ("torch/utils/data/dataset.py", "IterableDataset", "torch.utils.data.IterableDataset", "data"),
+    ("torch/utils/data/dataset.py", "random_split", "torch.utils.data.random_split", "data"),
+    ("torch/utils/data/_utils/worker.py", "get_worker_info", "torch.utils.data.get_worker_info", "data"),
+    ("torch/nn/parallel/distributed.py", "DistributedDataParallel", "torch.nn.parallel.DistributedDataParallel",
+     "generated/torch.nn.parallel.DistributedDataParallel"),
+    ("torch/nn/parallel/distributed.py", "DistributedDataParallel.no_sync",
+     "torch.nn.parallel.DistributedDataParallel.no_sync", "generated/torch.nn.parallel.DistributedDataParallel"),
+    ("torch/nn/parallel/distributed.py", "DistributedDataParallel.join",
+     "torch.nn.parallel.DistributedDataParallel.join", "generated/torch.nn.parallel.DistributedDataParallel"),
+    ("torch/distributed/fsdp/fully_sharded_data_parallel.py", "FullyShardedDataParallel",
+     "torch.distributed.fsdp.FullyShardedDataParallel", "fsdp"),
+    ("torch/distributed/fsdp/_fully_shard/_fully_shard.py", "fully_shard", "torch.distributed.fsdp.fully_shard",
+     "distributed.fsdp.fully_shard"),
+    ("torch/distributed/checkpoint/state_dict_saver.py", "save",
+     "torch.distributed.checkpoint.state_dict_saver.save", "distributed.checkpoint"),
+    ("torch/distributed/checkpoint/state_dict_loader.py", "load",
+     "torch.distributed.checkpoint.state_dict_loader.load", "distributed.checkpoint"),
+    ("torch/serialization.py", "save", "torch.save", "generated/torch.save"),
+    ("torch/serialization.py", "load", "torch.load", "generated/torch.load"),
+    ("torch/multiprocessing/spawn.py", "spawn", "torch.multiprocessing.spawn.spawn", "multiprocessing"),
+    ("torch/multiprocessing/spawn.py", "start_processes", "torch.multiprocessing.spawn.start_processes",
+     "multiprocessing"),
+    ("torch/multiprocessing/__init__.py", "set_sharing_strategy", "torch.multiprocessing.set_sharing_strategy",
+     "multiprocessing"),
+    ("torch/utils/checkpoint.py", "checkpoint", "torch.utils.checkpoint.checkpoint", "checkpoint"),
+    ("torch/autograd/function.py", "FunctionCtx.save_for_backward",
+     "torch.autograd.function.FunctionCtx.save_for_backward", "generated/torch.autograd.function.FunctionCtx."
+     "save_for_backward"),
+    ("torch/autograd/function.py", "_SingleLevelFunction.backward", "torch.autograd.Function.backward",
+     "generated/torch.autograd.Function.backward"),
+    ("torch/autograd/function.py", "_SingleLevelFunction.forward", "torch.autograd.Function.forward",
+     "generated/torch.autograd.Function.forward"),
+    ("torch/distributed/distributed_c10d.py", "init_process_group", "torch.distributed.init_process_group",
+     "distributed"),
+    ("torch/distributed/distributed_c10d.py", "destroy_process_group", "torch.distributed.destroy_process_group",
+     "distributed"),
+    ("torch/distributed/distributed_c10d.py", "new_group", "torch.distributed.new_group", "distributed"),
+    ("torch/distributed/distributed_c10d.py", "barrier", "torch.distributed.barrier", "distributed"),
+    ("torch/distributed/distributed_c10d.py", "all_gather_object", "torch.distributed.all_gather_object",
+     "distributed"),
+    ("torch/distributed/distributed_c10d.py", "broadcast_object_list", "torch.distributed.broadcast_object_list",
+     "distributed"),
+    ("torch/nn/modules/module.py", "Module.load_state_dict", "torch.nn.Module.load_state_dict",
+     "generated/torch.nn.Module"),
+    ("torch/nn/modules/lazy.py", "LazyModuleMixin", "torch.nn.modules.lazy.LazyModuleMixin",
+     "generated/torch.nn.modules.lazy.LazyModuleMixin"),
+]
+TORCH_DOCS = "torch/_torch_docs.py"  # add_docstr(torch.X, ...): the C++ functions' pages, generated/torch.X.html
+
+
+def _docstring_of(tree, qualname):
+    import ast
+
+    body, node = tree.body, None
+    for part in qualname.split("."):
+        node = next((n for n in body if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and
+                     n.name == part), None)
+        if node is None:
+            return None
+        body = node.body
+    return ast.get_docstring(node, clean=True)
+
+
+def _doc_blocks(doc):
+    """The warning / note blocks of a docstring (tools/gen_api_notes.split: '.. warning::', 'Note:', NumPy 'Notes')."""
+    from gen_api_notes import split
+
+    return [(kind, text) for kind, text in split(doc)[0] if kind in ("warning", "note") and text.strip()]
+
+
+def read_torch_wheel(path):
+    """{'torch-api': (version, [(page path, text)])}: one page per doc page, a section per warning / note block
+    ('## DataLoader: warning [[torch.utils.data.DataLoader]]', the anchor the doc build gives the API)."""
+    import ast
+    import zipfile
+
+    version = re.search(r"torch-([^-]+)-", os.path.basename(path)).group(1)
+    pages = {}
+    with zipfile.ZipFile(path) as z:
+        trees = {}
+        for mod, qual, full, page in TORCH_APIS:
+            if mod not in trees:
+                trees[mod] = ast.parse(z.read(mod).decode("utf-8"))
+            doc = _docstring_of(trees[mod], qual)
+            for kind, text in _doc_blocks(doc or ""):
+                pages.setdefault(page, []).append("## %s: %s (%s, %s) [[%s]]\n\n%s\n" % (
+                    full, kind, mod, qual.rsplit(".", 1)[-1], full, text))
+        for node in ast.walk(ast.parse(z.read(TORCH_DOCS).decode("utf-8"))):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "add_docstr" and
+                    len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and
+                    isinstance(node.args[1].value, str)):
+                continue
+            full = ast.unparse(node.args[0])
+            if not re.fullmatch(r"torch\.[A-Za-z_]\w{1,60}", full):
+                continue
+            for kind, text in _doc_blocks(node.args[1].value):
+                pages.setdefault("generated/" + full, []).append("## %s: %s [[%s]]\n\n%s\n" % (
+                    full, kind, full, text))
+    return {"torch-api": ("wheel:torch-" + version, [(p + ".md", "\n".join(secs))
+                                                           for p, secs in sorted(pages.items())])}
 # an exception class the project documents whose family is narrower than the project's (families.toml)
 CLASS_FAMILY = [
     (r"^(?:omegaconf\.)?(?:errors\.)?(?:InterpolationResolutionError|InterpolationKeyError|"
@@ -239,6 +363,8 @@ def sections(text, md):
             para.append(re.sub(r"^(?:[-*+]|\d{1,2}[.)])\s+", "", s))
         elif md and re.match(r"^</?[A-Za-z][\w-]{0,30}(?:\s[^>]{0,200})?/?>\s*$", s):
             flush()  # a lone HTML / MDX tag (<Tip>, </hfoption>)
+        elif md and (s.startswith(":::") or re.match(r"^%(?:\s|$)", s)):
+            flush()  # (docfix27) a MyST fence of a note / warning (':::{warning}', ':::') or a MyST comment line
         elif md and s.startswith(">"):
             para.append(re.sub(r"^>\s?(?:\[!\w+\])?", "", s))
         else:
@@ -441,6 +567,38 @@ def remedies(blocks, trouble=True):
     return out[:4]
 
 
+# (docfix27) what a reference page (PyTorch's notes) says to do: its directive sentences (must, is required to,
+# should, we recommend, keep / release / make sure / avoid ..., do not), not an example's introduction or a sentence
+# that only describes; reStructuredText's numbered best practices ('1. Release memory ASAP in the consumer.') too
+_DIRECTIVE = re.compile(r"\b(?:must|(?:is|are) required (?:to|for)|required to|should(?! only be used)|"
+                        r"cannot be|can ?not be|can only|only be (?:called|used|set)|(?:is|are) not supported|"
+                        r"requires|has to|have to|never|"
+                        r"(?:we )?recommend(?:ed)?|make sure|ensure|you (?:can|may) (?:use|set|pass|access|instead)|"
+                        r"you need to|needs to be|we do not recommend|avoid|instead|the (?:simplest |best )?(?:solution|workaround) "
+                        r"(?:is|would be)|try using|(?:can|may) be used to)\b|^(?:Release|Keep|Use|Set|Wrap|Pass|"
+                        r"Call|Make|Move|Create|Don't|Do not|Avoid)\b", re.I)
+_NOT_DIRECTIVE = re.compile(r"^(?:As an example|For example|Consider|Here|See|This (?:section|tutorial)|We're|"
+                            r"Please check|Note that this function)\b|\bthe following (?:example|function|changes)\b|"
+                            r"\bin the (?:above|following|mnist_\w+) (?:application|example)\b", re.I)
+
+
+def directives(blocks):
+    """The directive sentences of a reference section's prose, in order, at most 4 (see _DIRECTIVE)."""
+    out = []
+    for kind, body in blocks:
+        if kind != "p":
+            continue
+        for sent in _SENT.split(plain(body)):
+            sent = " ".join(sent.split())
+            if not sent or len(sent) > 400 or len(sent.split()) < 4 or sent.endswith(":"):
+                continue
+            if _NOT_DIRECTIVE.search(sent) or _MORE.search(sent) or not _DIRECTIVE.search(sent):
+                continue
+            if sent not in out:
+                out.append(sent)
+    return out[:4]
+
+
 def names(fixes):
     got = []
     for f in fixes:
@@ -460,8 +618,38 @@ def family(project_family, exc, project="", about=""):
     return project_family
 
 
+# (docfix27) a term of a symptom row: an identifier the section writes as code (`worker_init_fn`,
+# {func}`torch.utils.data.get_worker_info`, ``file_system``), its last dotted part, lower case; words any Python text
+# has (None, True, self) are no term
+_TERM = re.compile(r"`([^`\n]{2,120})`")
+_TERM_ID = re.compile(r"[a-z_][a-z0-9_]{2,40}")
+_TERM_STOP = {"none", "true", "false", "self", "cls", "tensor", "torch", "cuda", "int", "str", "float", "list",
+              "dict", "tuple", "bool", "object", "main", "__main__", "python", "module", "nn", "forward", "import",
+              # (the names every DataLoader / training traceback prints: no term of their own)
+              "dataset", "dataloader", "loss", "linear", "enumerate", "queue", "process", "model", "optimizer"}
+
+
+# read_torch_wheel's section headings: the API, the block's kind, the module file and the function that defines it
+_API_HEAD = re.compile(r"^(torch(?:\.\w{1,60}){1,8}): (?:warning|note)\b(?: \(([\w/.]{1,120}\.py), (\w{1,60})\))?")
+
+
+def terms(heading, blocks):
+    """The identifiers a section writes as code, in its heading and prose (not its code blocks: an example's local
+    names are no term), each once: its last dotted part, lower case, without a call's parentheses."""
+    got = []
+    for text in [heading] + [b[1] for b in blocks if b[0] == "p"]:
+        for span in _TERM.findall(plain(text.replace("``", "`"))):
+            span = span.strip().split("(", 1)[0].split("=", 1)[0].strip().rstrip(".")
+            last = span.rsplit(".", 1)[-1].lower()
+            if _TERM_ID.fullmatch(last) and last not in _TERM_STOP and last not in got:
+                got.append(last)
+    return got[:16]
+
+
 def read_section(project, fam, url, heading, blocks, style, trouble=False):
-    """(row or None, quotes a message, has a remedy) of one section; ``trouble``: the page is about failures."""
+    """(row or None, quotes a message, has a remedy) of one section; ``trouble``: the page is about failures. A
+    section of a SYMPTOM_PROJECTS page that quotes no message but says what to do and names two terms or more is a
+    symptom row (``symptom``: true, no fragments, its ``terms``)."""
     trouble = trouble or bool(TROUBLE.search(heading))
     q = quoted(blocks, heading, trouble)
     frags, classes = [], []
@@ -471,13 +659,29 @@ def read_section(project, fam, url, heading, blocks, style, trouble=False):
                 frags.append(fr)
         if exc and exc not in classes:
             classes.append(exc)
-    fixes = remedies(blocks, trouble)
+    fixes = directives(blocks) if project in SYMPTOM_PROJECTS else remedies(blocks, trouble)
+    title = plain(_EXPLICIT_ANCHOR.sub("", _DOCU_ID.sub("", heading))).replace("`", "") or "(page top)"
+    link = url + ("#" + anchor(heading, style) if heading else "")
+    if not frags and fixes and project in SYMPTOM_PROJECTS:
+        ts = terms(heading, blocks)
+        api = _API_HEAD.match(heading)
+        if api:  # a docstring's block: the API's own name is its first term (a frame or the message names it)
+            name = api.group(1).rsplit(".", 1)[-1].lower()
+            ts = [name] + [t for t in ts if t != name]
+        if len(ts) >= 2 or (api and "_" in ts[0]):
+            row = {"project": project, "family": fam, "heading": title[:200], "url": link, "classes": [],
+                   "fragments": [], "fix": [" ".join(f.split())[:500] for f in fixes], "names": names(fixes),
+                   "symptom": True, "terms": ts}
+            if api:
+                row["api"] = api.group(1)
+                row["heading"] = "%s, %s" % (api.group(1), heading[api.end(1) + 2:].split(" ", 1)[0])
+                if api.group(2):  # (a Python API: the frame that shows it was called)
+                    row["frame"] = [api.group(2), api.group(3)]
+            return row, False, True
     if not frags:
         return None, False, bool(fixes)
     if not fixes:
         return None, True, False
-    title = plain(_EXPLICIT_ANCHOR.sub("", _DOCU_ID.sub("", heading))).replace("`", "") or "(page top)"
-    link = url + ("#" + anchor(heading, style) if heading else "")
     about = " ".join([heading] + classes + [m for _c, m in q])
     row = {"project": project, "family": family(fam, classes[0].rsplit(".", 1)[-1] if classes else "", project,
                                                  about),
@@ -503,7 +707,7 @@ _CASE = re.compile(r"`([A-Za-z_][\w.]{2,60})`")
 # ------------------------------------------------------------------------------------------------ reading
 
 def page_url(form, path, commit, root):
-    page = path[len(root) + 1:].rsplit(".", 1)[0]
+    page = (path[len(root) + 1:] if root else path).rsplit(".", 1)[0]
     if "{commit}" in form:
         return form.format(page=page, commit=commit)
     if form.startswith("https://hydra.cc"):  # Docusaurus drops a number prefix ('5_debugging' -> 'debugging')
@@ -520,7 +724,11 @@ _DOCU_FRONT_ID = re.compile(r"^id:\s*['\"]?([\w.-]{1,80})", re.M)
 
 
 def read_page(project, form, style, fam, root, path, commit, text, counts, rows, keep):
-    """Read one page into rows; ``keep``: [(path, heading, level, raw section text)] for the slice."""
+    """Read one page into rows; ``keep``: [(path, heading, level, raw section text)] for the slice. A path
+    'PATH@COMMIT' is a page of a project read at several commits (read_pages)."""
+    full = path
+    path, _, page_commit = path.partition("@")
+    commit = page_commit or commit
     url = page_url(form, path, commit, root)
     head = text[:1500] if text.startswith("---") else ""
     m = _PERMALINK.search(head)
@@ -535,13 +743,18 @@ def read_page(project, form, style, fam, root, path, commit, text, counts, rows,
     for heading, _level, blocks in sections(text, md):
         row, has_msg, has_fix = read_section(project, fam, url, heading, blocks, style,
                                              bool(TROUBLE.search(path.rsplit("/", 1)[-1])))
+        if has_msg or (row and row.get("symptom")):
+            keep.append((full, heading, blocks))
         if has_msg:
             c["quoted"] += 1
-            keep.append((path, heading, blocks))
         if has_msg and has_fix:
             c["with_remedy"] += 1
         if row:
             c["kept"] += 1
+            if row.get("symptom"):
+                c["symptom"] = c.get("symptom", 0) + 1
+            if page_commit:  # (a project read at several commits: each row names its page's)
+                row["source"] = "%s %s %s" % (counts[project]["repo"], page_commit[:12], path)
             rows.append(row)
 
 
@@ -572,19 +785,26 @@ def read_pages(folder):
     """{project: (commit, [(path, text)])} of pages saved one file each under
     ``folder/<owner>+<name>@<commit>/<path in the repository>`` (a page of a repository too large to fetch, as the
     search index stores it at that commit)."""
-    out = {}
-    by_repo = {repo: project for project, repo, *_ in PROJECTS}
+    out, commits, by_repo = {}, {}, {}
+    for project, repo, *_ in PROJECTS:
+        by_repo.setdefault(repo, project)  # (the repository's first project: pytorch/pytorch's pages are 'pytorch')
     for top in sorted(os.listdir(folder)):
         repo, _, commit = top.partition("@")
         project = by_repo.get(repo.replace("+", "/"))
         if not project:
             continue
+        commits.setdefault(project, []).append(commit)
         for base, _dirs, files in sorted(os.walk(os.path.join(folder, top))):
             for fn in sorted(files):
                 full = os.path.join(base, fn)
                 with open(full, encoding="utf-8") as f:
                     out.setdefault(project, (commit, []))[1].append((os.path.relpath(full, os.path.join(
-                        folder, top)), f.read()))
+                        folder, top)) + "@" + commit, f.read()))
+    for project, cs in commits.items():  # (docfix27) one commit: as before; several: each page keeps its own
+        if len(cs) == 1:
+            out[project] = (cs[0], [(p.rsplit("@", 1)[0], t) for p, t in out[project][1]])
+        else:
+            out[project] = ("several", out[project][1])
     return out
 
 
@@ -599,10 +819,18 @@ def build(tree):
         keep[project] = []
         for path, text in pages:
             read_page(project, form, style, fam, root, path, commit, text, counts, rows, keep[project])
+    def _ver(project, c):
+        if c["commit"].startswith("wheel:"):
+            return "%s's docstrings (the wheel %s, %s)" % (c["repo"], c["commit"][6:], TORCH_DOCS)
+        if c["commit"] != "several":
+            return "%s commit %s" % (c["repo"], c["commit"])
+        return "%s pages at their commits (%s)" % (c["repo"], ", ".join(
+            p.replace("@", " at ") for p, _t in tree[project][1] if "@" in p))
+
     source = ", ".join("%s %s" % (c["repo"], c["commit"][:12]) for c in counts.values())
     doc = {"header": knowgen.header(
         "the documentation trees of the projects' repositories: " + source,
-        "; ".join("%s commit %s" % (c["repo"], c["commit"]) for c in counts.values()), GENERATOR,
+        "; ".join(_ver(p, c) for p, c in counts.items()), GENERATOR,
         "sections that quote an error message and say what to do: the message's fragments, the remedy sentences, "
         "the names in them, the page URL with the heading's anchor, the family"),
         "sites": [], "counts": counts, "sections": rows}
@@ -626,7 +854,7 @@ def write_slice(path, tree, keep, doc):
             for p, secs in by_page.items():
                 f.write("#@@ page %s\n" % p)
                 for heading, blocks in secs:
-                    f.write(_unparse(heading, blocks, p.endswith(".rst")))
+                    f.write(_unparse(heading, blocks, p.partition("@")[0].endswith(".rst")))
 
 
 def _unparse(heading, blocks, rst):
@@ -676,11 +904,28 @@ def main(argv=None):
     ap.add_argument("--mirrors", help="the folder of fetched mirrors (<owner>+<name>/repo)")
     ap.add_argument("--pages", help="a folder of single pages: <owner>+<name>@<commit>/<path>")
     ap.add_argument("--slice", help="regenerate from a recorded slice instead")
+    ap.add_argument("--torch-wheel", help="(docfix27) the torch wheel whose docstrings' warning / note blocks to read")
     ap.add_argument("--record", help="write the slice of what was read here")
     ap.add_argument("-o", "--out", default=os.path.join(knowgen.OUT_DIR, NAME + ".json"))
     a = ap.parse_args(argv)
     if bool(a.mirrors) == bool(a.slice):
         ap.error("give --mirrors or --slice")
+    if a.slice and (a.pages or a.torch_wheel):  # (docfix27) the recorded slice with pages read since: the slice's
+        tree, pages_read = read_slice(a.slice)  # projects as recorded
+        if a.pages:
+            tree.update(read_pages(a.pages))
+        if a.torch_wheel:
+            tree.update(read_torch_wheel(a.torch_wheel))
+        doc, keep = build(tree)
+        for project, n in pages_read.items():
+            if project in doc["counts"] and project not in (read_pages(a.pages) if a.pages else {}) and \
+                    not (a.torch_wheel and project == "torch-api"):
+                doc["counts"][project]["pages"] = n
+        if a.record:
+            write_slice(a.record, tree, keep, doc)
+        path = knowgen.write(NAME, doc, a.out)
+        print("%s: %d sections kept" % (path, len(doc["sections"])))
+        return 0
     if a.mirrors:
         tree = read_mirrors(a.mirrors)
         if a.pages:
