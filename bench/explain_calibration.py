@@ -22,7 +22,7 @@ first `[[entry.causes]]`), or the Python function that made the finding (`git lo
 change). Generated sites are dated by the entry they feed (the family assignment of a site is the generator's,
 and the text is the source's, not a sample's).
 
-    cd /tmp && /work/main/.venv/bin/python /work/main/bench/explain_calibration.py run OUT.json
+    cd /tmp && /work/main/.venv/bin/python /work/main/bench/explain_calibration.py run OUT.json [--skip SET,SET]
     python bench/explain_calibration.py table OUT.json [--markdown] [--min N] [--coarse]
     python bench/explain_calibration.py rounds OUT.json [CLASS WORDS]   # per round, per class
     python bench/explain_calibration.py weak OUT.json      # finer classes (entry, source) weak out of sample
@@ -145,7 +145,7 @@ def _level(root):
     return "-"
 
 
-def run(out):
+def run(out, skip=()):
     import gpudoctor  # noqa: F401
     import gpudoctor.checks  # noqa: F401  (registers the checks, as explain_compare.py does)
     from gpudoctor import explain
@@ -163,7 +163,7 @@ def run(out):
         with tempfile.TemporaryDirectory() as work:
             for path in sorted(glob.glob(os.path.join(HERE, "data", "explain_heldout_*.jsonl"))):
                 name = os.path.basename(path)[len("explain_heldout_"):-len(".jsonl")]
-                if os.environ.get("CAL_ONLY") and os.environ["CAL_ONLY"] not in name:
+                if os.environ.get("CAL_ONLY") and os.environ["CAL_ONLY"] not in name or name in skip:
                     continue
                 for case in H.load_cases(path):
                     p = os.path.join(work, case["id"] + ".log")
@@ -417,7 +417,8 @@ def compare(a_path, b_path):
 
 def main(argv):
     if len(argv) >= 2 and argv[0] == "run":
-        run(argv[1])
+        # --skip SET,SET: a session's development held-out, whose per-case results its builders must not see
+        run(argv[1], argv[argv.index("--skip") + 1].split(",") if "--skip" in argv else ())
         return 0
     if len(argv) >= 2 and argv[0] == "table":
         mn = int(argv[argv.index("--min") + 1]) if "--min" in argv else 1

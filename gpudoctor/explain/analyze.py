@@ -290,6 +290,8 @@ def analyze(scan, kb, assume_error=False):
     context.extend(gone)
     order, gone = _guard.help_topic_continued(order, matched, kb.by_id, scan)  # (wrong20) a help topic's next line
     context.extend(gone)
+    order, gone = _guard.srun_ended_step(order, matched, kb.by_id, scan)  # (wrong27) srun's own kill of its step
+    context.extend(gone)
     from gpudoctor.explain import ocirt as _ocirt
 
     order = _ocirt.runtime_line_first(order, matched, kb.by_id)  # a container engine's own line leads (ocirt.py)
@@ -858,6 +860,10 @@ def _structural(scan, kb):
         return _structural_finding(by[eid], warn[0], "the NCCL WARN line before the error", scan)
     # (noans22) srun's report of how a task ended is the task's echo, not Slurm's error (srunend.py): read last
     slurm = [h for h in scan.matches.get("_struct_slurm", []) if not _srunend.task_end(h)]
+    from gpudoctor.explain import rootguard as _guard
+
+    killed = _guard.srun_killed(scan)  # (wrong27) a step's CANCELLED line srun's own kill caused: the task's echo
+    slurm = [h for h in slurm if not killed(h)] if killed else slurm
     if slurm:
         return _structural_finding(by["slurm.error"], slurm[0], "a Slurm %s line" % slurm[0].groups.get("level"), scan)
     dog = scan.matches.get("_struct_watchdog", [])

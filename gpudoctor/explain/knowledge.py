@@ -800,6 +800,12 @@ STRUCTURAL = {
         "flash_attn", "bitsandbytes", "peft", "trl", "datasets", "horovod", "ray")],
     "_struct_slurm": [r"\b(?P<prog>slurmd|slurmstepd|slurmctld|srun|sbatch|salloc)(?:\[\d{1,10}\])?: "
                       r"(?P<level>fatal|error): (?P<msg>[^\n]{3,300})"],
+    # (wrong27) srun signalling its own step: launch/slurm's _step_signal 'info("Terminating %ps")' (older releases
+    # 'Terminating job step %u.%u') after a task's abnormal exit under kill-on-bad-exit (_task_finish), and srun's
+    # forced end of the job after ^C twice or a job cancel ('forcing job termination', 'Force Terminated job')
+    # (SchedMD/slurm src/plugins/launch/slurm/launch_slurm.c; rootguard.srun_ended_step reads them)
+    "_struct_srun_term": [r"\bsrun: (?:launch/slurm: _step_signal: )?Terminating (?:StepId=|job step )\d",
+                          r"\bsrun: (?P<forced>forcing job termination|Force Terminated job)"],
     "_struct_traceback": [r"Traceback \(most recent call last\)"],
     # argparse's refusal (CPython Lib/argparse.py ArgumentParser.error: '%(prog)s: error: %(message)s' after
     # the usage); pytb.record_argparse reads the program's name and keeps the line when 'usage: <prog>' is

@@ -638,6 +638,62 @@ def help_topic_continued(order, matched, by, scan):
     return order[1:], order[:1]
 
 
+# ---- srun ended its own step (wrong27, issue 18 item 3: the first failure before its echoes)
+# slurmstepd prints '*** STEP N.M ON node CANCELLED AT time ***' (no 'DUE TO') for any SIGTERM/SIGKILL of the step from
+# outside (src/slurmd/slurmstepd/req.c), and slurm.cancelled reads it as a person's scancel. srun sends that signal
+# itself when a task ends badly under kill-on-bad-exit: _task_finish prints the task's end ('<host>: task N: Exited
+# with exit code M', or the signal's name), then _step_signal logs 'Terminating %ps' and kills the step
+# (https://github.com/SchedMD/slurm/blob/bffbaf1135dd35e8b02c8a97e2f966c3f9840500/src/plugins/launch/slurm/
+# launch_slurm.c; releases before 20.11: launch_p_step_terminate, 'Terminating job step %u.%u'). A scancel of the step
+# prints no such line (fixtures/slurm/recorded24/srun-step-cancelled.txt). So with srun's own 'Terminating' line and a
+# task's abnormal end in the text, and no forced end of the job (srun's 'forcing job termination' after ^C twice, 'Force
+# Terminated job' after a job cancel), the step's CANCELLED line is the echo of that task's failure: an entry that
+# matched only such lines is no root; the task's own lines are (else srun's task-end line, srunend.py).
+_TASK_OOM = re.compile(r"\btasks? [\d,\[\]-]{1,60}: Out Of Memory\s*$")
+_STEP_CANCELLED = re.compile(r"\*\*\* STEP [\w.+-]{1,40} ON \S{1,100} CANCELLED AT \S{1,40} \*\*\*")
+
+
+def _abnormal_task_end(scan):
+    from gpudoctor.explain import srunend as _srunend
+
+    for h in scan.matches.get("_struct_slurm", []):
+        m = _srunend.task_end(h)
+        if m and (m.group("sig") or (m.group("code") or "0") != "0"):
+            return h
+        # _task_finish's 'error("%s: %s %s: Out Of Memory", ...)' for a task the cgroup's OOM killer ended
+        if (h.groups.get("prog") or "") == "srun" and _TASK_OOM.search((h.groups.get("msg") or "")[:MAX_TEXT]):
+            return h
+    return None
+
+
+def srun_killed(scan):
+    """A test of a hit: its line is a step's CANCELLED line that srun's own kill caused (above); None where the text
+    does not show srun ending its step."""
+    term = scan.matches.get("_struct_srun_term", [])
+    if not term or any(h.groups.get("forced") for h in term) or _abnormal_task_end(scan) is None:
+        return None
+    return lambda h: bool(_STEP_CANCELLED.search(h.text[:MAX_TEXT])) and "DUE TO" not in h.text[:MAX_TEXT]
+
+
+def srun_ended_step(order, matched, by, scan):
+    """(order, demoted): the entries that matched only a step's CANCELLED line that srun's own kill-on-bad-exit caused
+    (above) taken out of analyze's cause order, else (order, [])."""
+    if not order or by[order[0]]["kind"] == "echo":
+        return order, []
+    killed = srun_killed(scan)
+    if killed is None:
+        return order, []
+
+    def srun_kill(eid):
+        hits = matched[eid].get("hits") or ()
+        return bool(hits) and all(killed(h) for h in hits)
+
+    gone = [eid for eid in order if by[eid]["kind"] != "echo" and srun_kill(eid)]
+    if not gone:
+        return order, []
+    return [eid for eid in order if eid not in gone], gone
+
+
 # the working-directory topic's own fields: help-orterun.txt [orterun:wdir-not-found] prints 'Working directory: %s' and
 # 'Node: %s' (PRRTE's help-prun.txt wdir topics the same two fields): the directory mpirun could not change to, and
 # where

@@ -3761,7 +3761,16 @@ def _findings(r, la):
                 "the node rank is %d on every node (written in the script, not read from the node) on a %d-node "
                 "plan: every node claims rank %d; take it from the node (e.g. $SLURM_NODEID under srun, or an "
                 "argument: bash train.sh NNODES NODE_RANK)" % (plan.machine_rank, nodes, plan.machine_rank))
-    if multi and plan.master_addr and is_loopback(plan.master_addr.split(" ")[0]):
+    alloc_nodes = r.result.allocation.get("nodes")
+    if multi and plan.master_addr and is_loopback(plan.master_addr.split(" ")[0]) and plan.nnodes_min is not None \
+            and plan.nnodes_min <= 1 and not (alloc_nodes and alloc_nodes > 1):
+        # (wrong27) an elastic range whose minimum is one node ('--nnodes 1:2', torchrun's MIN_SIZE:MAX_SIZE,
+        # https://pytorch.org/docs/stable/elastic/run.html) runs on this node alone; a loopback endpoint fails only
+        # for a node that joins later: what to change then, not an error of the run shown
+        plan.note("the rendezvous endpoint %s is loopback: the job runs on one node (--nnodes %d:%d); a node that "
+                  "joins later cannot reach it - use this node's address before adding one" % (
+                      plan.master_addr, plan.nnodes_min, nodes))
+    elif multi and plan.master_addr and is_loopback(plan.master_addr.split(" ")[0]):
         la.findings.append("the master address is %s on a %d-node plan: the other nodes cannot reach it; use the "
                            "master node's address (e.g. the first name `scontrol show hostnames \"$SLURM_JOB_NODELIST\"` prints)"
                            % (plan.master_addr, nodes))

@@ -1,0 +1,94 @@
+"""Never confidently wrong (issue 18 item 3, wrong27): the first failure before its echoes, by the program that printed
+each line.
+
+1. srun ends its own step. slurmstepd's '*** STEP N.M ON node CANCELLED AT time ***' (no 'DUE TO') is what any
+   SIGTERM/SIGKILL of the step prints; slurm.cancelled reads it as a person's scancel. Under kill-on-bad-exit srun
+   sends that signal itself: launch/slurm's _task_finish prints the task's end, then _step_signal logs 'Terminating %ps'
+   (SchedMD/slurm src/plugins/launch/slurm/launch_slurm.c). With that line and a task's abnormal end, the CANCELLED
+   line is the task's echo (rootguard.srun_ended_step); a scancel of the step prints no 'Terminating' line
+   (fixtures/slurm/recorded24, recorded on slurm-wlm 22.05).
+"""
+
+import os
+
+from explainhelp import explain_paste, ids, root_id, seen_text
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RECORDED = os.path.join(os.path.dirname(HERE), "fixtures", "slurm", "recorded24")
+
+
+def _recorded(name):
+    with open(os.path.join(RECORDED, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def _context_ids(doc):
+    return [n["id"] for n in doc.get("context") or ()]
+
+
+# ---- 1. srun ends its own step
+
+def _pmix():
+    # AO (seen): openpmix/openpmix#3339, two ranks that chose different PMLs; srun killed the step after task 1
+    # exited with code 14 ('srun: Terminating StepId=138.0')
+    return seen_text("ao-pmix5-gds-shmem-pml-empty", "2026-11-27ao")
+
+
+def test_a_step_srun_itself_terminated_is_not_someone_cancelling(cli, tmp_path):
+    text = _pmix()
+    assert "srun: Terminating StepId=138.0" in text and "CANCELLED AT" in text
+    _, doc = explain_paste(cli, tmp_path, text)
+    assert doc["verdict"] != "root_cause", ids(doc)
+    assert root_id(doc) not in ("slurm.cancelled", "slurm.error"), ids(doc)
+    # the task's end is what srun reports; the cancel is its echo, kept as a note
+    assert root_id(doc) == "cascade.child_failed", ids(doc)
+    assert "slurm.cancelled" in _context_ids(doc), _context_ids(doc)
+
+
+def test_a_scancel_of_the_step_is_still_a_cancel(cli, tmp_path):
+    # recorded: scancel JOBID.0 from another shell; srun prints no 'Terminating' line of its own
+    for name in ("srun-step-cancelled.txt", "srun-job-cancelled.txt"):
+        _, doc = explain_paste(cli, tmp_path, _recorded(name), name=name)
+        assert root_id(doc) == "slurm.cancelled", (name, ids(doc))
+        assert doc["verdict"] == "root_cause", (name, doc["verdict"])
+
+
+def test_forced_termination_keeps_the_cancel(cli, tmp_path):
+    # srun's own end of the job after ^C twice ('forcing job termination') is a person's doing: the same lines with it
+    text = _pmix().replace("srun: Terminating StepId=138.0", "srun: forcing job termination\nsrun: Terminating StepId=138.0")
+    _, doc = explain_paste(cli, tmp_path, text)
+    assert root_id(doc) == "slurm.cancelled", ids(doc)
+
+
+def test_the_task_own_failure_stays_the_root(cli, tmp_path):
+    # tests/test_explain_slurm.py's chrisknewman/tusas#149 lines: the step's OOM kill, srun's 'Terminating StepId',
+    # then the CANCELLED line; the OOM is the root and the cancel is no cause
+    text = ("slurmstepd: error: Detected 1 oom_kill event in StepId=440575.0. Some of the step tasks have been OOM "
+            "Killed.\nsrun: error: nid001277: tasks 1-3: Out Of Memory\nsrun: Terminating StepId=440575.0\n"
+            "slurmstepd: error: *** STEP 440575.0 ON nid001277 CANCELLED AT 2023-12-05T07:16:01 ***\n")
+    _, doc = explain_paste(cli, tmp_path, text)
+    assert root_id(doc) == "slurm.oom", ids(doc)
+    assert "slurm.cancelled" not in [f["id"] for f in doc["findings"]], ids(doc)
+
+
+# ---- 2. an elastic node range is not its maximum
+
+def _p32():
+    # P32 (planted, seen): a single-node job launched with torchrun --nnodes 1:2 and a localhost rendezvous endpoint;
+    # it runs, slower to start (the rendezvous waits for the range's last call)
+    return seen_text("p32-torchrun_elastic_nnodes_range_last_call_wait", "2026-11-27p32")
+
+
+def test_a_range_whose_minimum_is_one_node_may_use_loopback(cli, tmp_path):
+    # torchrun's --nnodes MIN_SIZE:MAX_SIZE (https://pytorch.org/docs/stable/elastic/run.html): with MIN 1 the job runs
+    # on this node alone; a localhost endpoint breaks only a node that joins later (a note of the plan, not the root)
+    text = _p32()
+    assert "--nnodes 1:2" in text and "--rdzv-endpoint localhost:" in text
+    _, doc = explain_paste(cli, tmp_path, text)
+    assert "launcher.loopback_master" not in [f["id"] for f in doc["findings"]], ids(doc)
+
+
+def test_a_fixed_count_of_two_nodes_with_loopback_is_still_the_finding(cli, tmp_path):
+    for nn in ("2", "2:2"):
+        _, doc = explain_paste(cli, tmp_path, _p32().replace("--nnodes 1:2", "--nnodes " + nn), name="n%s.txt" % nn[0])
+        assert root_id(doc) == "launcher.loopback_master", (nn, ids(doc))
