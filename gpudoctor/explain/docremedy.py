@@ -45,6 +45,7 @@ def _table():
 
     rows = generated_table("doc_remedies").get("sections") or []
     index = {}
+    _STATE["symptoms"] = [row for row in rows if row.get("symptom") and row.get("terms")]
     for i, row in enumerate(rows):
         for fr in row.get("fragments") or ():
             words = [w for w in (w.strip(_STRIP) for w in fr.split()) if w]
@@ -107,9 +108,12 @@ def _of(project):
     return project + ("'" if project.endswith("s") else "'s")
 
 
+_DISPLAY = {"pytorch": "PyTorch", "torch-api": "PyTorch"}  # (docfix27: the torch pages' and docstrings' rows)
+
+
 def cause(row):
     """A cause dict from a documented section."""
-    where, who = row["heading"], _of(row["project"])
+    where, who = row["heading"], _of(_DISPLAY.get(row["project"], row["project"]))
     text = "%s documentation quotes this message in '%s' (%s)" % (who, _clip(where, 120), row["url"])
     fix = ["%s documentation ('%s'): %s" % (who, _clip(where, 80), _clip(f, 400)) for f in row["fix"][:3]]
     fix.append("read %s for the documented cases and fixes" % row["url"])
@@ -162,8 +166,126 @@ def _related(root, row, line, scan=None):
     return scan is None or _shows_project(scan, root, row["project"])
 
 
+# ------------------------------------------------------------------------------------------------ symptoms (docfix27)
+# A reference page (PyTorch's notes: multiprocessing, DataLoader's multi-process loading, the FAQ) states what to do
+# about a failure without quoting its message: the row keeps the identifiers the section writes as code ('terms':
+# fork, spawn, set_start_method; file_descriptor, file_system; collate_fn, worker_init_fn, pickle). Under a root, its
+# traceback's exception names enough of them: TERMS_MIN different terms in the exception's message and the library
+# frames that raised it (their functions and module paths), one at least in the message itself. The user's own
+# frames and line never count (a script names every API it uses, the failure only the one that broke).
+TERMS_MIN = 2
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{1,60}")
+_LIB = re.compile(r"(?:site|dist)-packages/|/lib/python3[.\d]*/|^<frozen ")
+_SUFFIX = ("", "s", "ed", "ing", "er", "ers")
+
+
+def _tokens(text):
+    out = set()
+    for t in _TOKEN.findall(text[:4000]):
+        t = t.lower()
+        out.add(t)
+        out.update(p for p in t.split("_") if len(p) >= 3)
+    return out
+
+
+def _has(tokens, term):
+    if term in tokens:
+        return True
+    if len(term) < 4:
+        return False
+    return any(tok.startswith(term) and tok[len(term):] in _SUFFIX for tok in tokens)
+
+
+def _frame_tokens(tb):
+    """The library frames' function names and file names (not their folders: torch/multiprocessing/ is on the path
+    of every spawned process's traceback, whatever failed)."""
+    out = set()
+    for fr in (tb.get("frames") or ())[:64]:
+        path, fn = str(fr[0]), str(fr[2] if len(fr) > 2 else "")
+        if not _LIB.search(path):
+            continue
+        out |= _tokens(path.rsplit("/", 1)[-1].replace(".py", " ") + " " + fn)
+    return out
+
+
+def symptom_rows(tb):
+    """[(row, [terms matched])] of the symptom rows a traceback's exception names (see above), the most terms first."""
+    st = _table()
+    # the exception's class by its own name (a module path such as torch.multiprocessing.spawn.ProcessRaisedException
+    # says where it was raised, which the frames tell) and its message
+    msg = _tokens("%s %s %s" % ((tb.get("exc") or "").rsplit(".", 1)[-1], tb.get("msg") or "", tb.get("more") or ""))
+    frames = _frame_tokens(tb)
+    got = []
+    for row in st["symptoms"]:
+        if row.get("api"):
+            # a docstring's block: its API must be the one that failed - the message names it ('... or
+            # set_num_interop_threads called'), or a frame of the traceback is the API's own (its module file and
+            # function: torch/serialization.py's load, not any 'load'); then one more of its terms in the message
+            api = row["terms"][0]
+            named = "_" in api and api in msg
+            fr = row.get("frame")
+            framed = bool(fr) and any(str(f[0]).endswith("/" + fr[0]) and len(f) > 2 and f[2] == fr[1]
+                                      for f in (tb.get("frames") or ())[:64])
+            if not (named or framed):
+                continue
+            more = [t for t in row["terms"][1:] if _has(msg, t)]
+            if more or (named and len(row["terms"]) == 1):  # (a block about more than its API: one of those too)
+                got.append((row, [api] + more))
+            continue
+        in_msg = [t for t in row["terms"] if _has(msg, t)]
+        if not in_msg:
+            continue
+        hit = in_msg + [t for t in row["terms"] if t not in in_msg and _has(frames, t)]
+        if len(hit) >= TERMS_MIN:
+            got.append((row, hit))
+    got.sort(key=lambda x: (-len(x[1]), len(x[0]["terms"])))  # the most terms, then the section about fewer things
+    return got
+
+
+def _root_tracebacks(root, scan):
+    lines = [m["line"] for m in root.get("matches") or [] if isinstance(m.get("line"), int)]
+    return [tb for tb in getattr(scan, "tracebacks", None) or ()
+            if isinstance(tb.get("line"), int) and any(abs(tb["line"] - ln) <= NEAR for ln in lines)]
+
+
+def apply_symptoms(result, scan):
+    """A symptom row's remedy joins the root's causes (below the causes the text proves and the answer's first one)
+    when the root's traceback names its terms; never an answer of its own, never for a text without a root."""
+    if result.get("verdict") != "root_cause":
+        return result
+    findings = result.get("findings") or []
+    root = findings[0] if findings else None
+    if root is None or any(c.get("doc_section") for c in root.get("causes") or []):
+        return result
+    for tb in _root_tracebacks(root, scan):
+        rows = symptom_rows(tb)
+        if not rows:
+            continue
+        row, hit = rows[0]
+        c = cause(row)
+        c["text"] = "PyTorch's documentation on what the exception names (%s): '%s' (%s)" % (
+            ", ".join(hit[:4]), _clip(row["heading"], 120), row["url"])
+        causes = root["causes"]
+        at = 0
+        while at < len(causes) and _proven(causes[at], root):
+            at += 1
+        causes.insert(max(at, 1) if causes else 0, c)
+        root.setdefault("notes", []).append(
+            "The exception at line %s names %s, which PyTorch's documentation ('%s') is about (%s; %s)." % (
+                tb.get("line"), ", ".join(hit[:4]), _clip(row["heading"], 80), row["url"],
+                row.get("source") or ("torch's docstring" if row.get("api") else row["project"])))
+        return result
+    return result
+
+
 def apply(result, scan, kb):
     """See the module's doc."""
+    _apply(result, scan, kb)
+    return apply_symptoms(result, scan)
+
+
+def _apply(result, scan, kb):
+    """The quoted messages' rows (see the module's doc)."""
     verdict = result.get("verdict")
     if verdict not in ("root_cause", "echo_only", "unknown_error"):
         return result
