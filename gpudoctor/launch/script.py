@@ -36,6 +36,7 @@ MAX_COMMANDS = 20000
 MAX_VALUE = 1 << 16  # characters in one variable (A=$A$A doubles: bounded, never a MemoryError)
 MAX_NESTING = 40  # $( $( ... ) ) and ${...} inside one another
 MAX_ITERATIONS = 64  # passes of a simulated while loop
+MAX_NESTED_PASSES = 256  # passes of a followed `for` in followed `for` loops, all of them together
 MAX_HEREDOCS = 16  # heredocs opened by one line (`cmd <<A <<B`); their bodies are bounded by the script's size
 SHELLS = ("bash", "sh", "zsh", "dash", "ksh")
 # characters of expanded text one script may make, all its words together (a 1 MiB script of
@@ -2127,8 +2128,9 @@ class Reader:
             if f["iter"] >= len(f["items"]):
                 return
             self.vars[f["var"]] = f["items"][f["iter"]]
-            self.frames.append(dict(f, cur=True, iter=f["iter"] + 1, tokens=body, record=None, broken=False))
-            self.feed(list(body))
+            self.frames.append(dict(f, cur=True, iter=f["iter"] + 1, tokens=body, record=None, broken=False,
+                                    maybe=f.get("maybe_broken")))
+            self._replay(body)
             return
         r = self.test(f["cond"])
         again = r if f["word"] == "while" else (None if r is None else not r)
@@ -2143,8 +2145,20 @@ class Reader:
             return
         self.frames.append({"kind": "loop", "cur": True, "any": False, "unk": False, "sim": True,
                             "cond": f["cond"], "word": f["word"], "iter": f["iter"] + 1, "tokens": body,
-                            "record": None})
-        self.feed(list(body))
+                            "record": None, "maybe": f.get("maybe_broken"), "maybe_broken": f.get("maybe_broken")})
+        self._replay(body)
+
+    def _replay(self, body):
+        """Another pass of a followed loop: a loop around it that is being recorded keeps the
+        inner loop's tokens once, as written, not each pass's (a `for` in a `for`, launch27)."""
+        recs = [(g, g.get("record")) for g in self.frames]
+        for g, _ in recs:
+            g["record"] = None
+        try:
+            self.feed(list(body))
+        finally:
+            for g, rec in recs:
+                g["record"] = rec
 
     def _if_done(self, f):
         """At `fi` of an `if` decided at run time: a variable the `if` set for the first time
@@ -2277,10 +2291,19 @@ class Reader:
                                             "record": []})
                         words = []
                         continue
+                # a `for` in a followed `for` is followed too (nanochat's runs/scaling_laws.sh: `for flops in
+                # "${FLOPS_BUDGETS[@]}"; do for d in "${DEPTHS[@]}"; do ... torchrun ...`, 4 x 6 launches; the inner
+                # loop's `$d` was "set in a loop"), while the passes of all of them together stay within
+                # MAX_NESTED_PASSES (launch27)
+                outer = [f for f in self.frames if f.get("sim")]
                 if w == "for" and cur is None and len(words) >= 2 and words[1] == "in" and re.match(
-                        "^" + NAME + "$", words[0]) and not self.cond and not any(f.get("sim") for f in self.frames):
+                        "^" + NAME + "$", words[0]) and not self.cond and all(f.get("word") == "for" for f in outer):
                     items = [self.resolve(x) for v in words[2:] for x in self.expand(v)]
-                    if not any(MARK in x for x in items) and len(items) <= MAX_ITERATIONS:
+                    passes = len(items)
+                    for f in outer:
+                        passes *= len(f["items"])
+                    if not any(MARK in x for x in items) and len(items) <= MAX_ITERATIONS and (
+                            not outer or passes <= MAX_NESTED_PASSES):
                         # for x in a b c: the body once per known item, as bash runs it
                         if not items:
                             self.frames.append({"kind": "loop", "cur": False, "any": False, "unk": False})
@@ -2533,10 +2556,18 @@ class Reader:
             else:
                 self.positional = self.positional[int(k):]
         elif w0 in ("break", "continue"):
-            for f in reversed(self.frames):
+            for k in range(len(self.frames) - 1, -1, -1):
+                f = self.frames[k]
                 if f["kind"] == "loop":
                     f["first"] = False  # (a `while true` pass that may end here: an exec after it need not run)
-                    if f.get("sim"):
+                    if f.get("sim") and any(g["cur"] is None for g in self.frames[k + 1:]):
+                        # `if run_exists "$flops" "$d"; then continue; fi` (nanochat's runs/scaling_laws.sh): bash
+                        # decides at run time; the rest of this pass (of every later pass, for a `break`) runs only
+                        # where it does not: planned, with that said (launch27)
+                        replay = any(g.get("tokens") is not None for g in self.frames)  # (its line is `done`'s)
+                        f["maybe"] = "the loop's `%s`%s does not run" % (w0, "" if replay else " at line %d" % self.line)
+                        f["maybe_broken"] = f.get("maybe_broken") or (f["maybe"] if w0 == "break" else None)
+                    elif f.get("sim"):
                         f["cur"] = False  # the rest of this pass does not run
                         f["broken"] = w0 == "break"
                     break
@@ -2927,10 +2958,15 @@ class Reader:
         """A launch line inside an `if` (or a loop, a `case`) decided only at run time may not run
         at all: say which (huggingface/alignment-handbook recipes/launch.slurm starts `srun ...
         trl vllm-serve` only where its config file says use_vllm: true)."""
-        undecided = [f for f in self.frames if f["cur"] is None and not f.get("first")]  # (`while true`: it runs)
-        if not undecided:
+        undecided = [f for f in self.frames if f["cur"] is None and not f.get("first") or f.get("maybe")]
+        if not undecided:  # (`while true`: its first pass runs)
             return
         f = undecided[-1]
+        if f["cur"] is not None:  # a pass of a followed loop after a `continue`/`break` decided at run time
+            note = "line %d: runs only where %s (its test is not known here)" % (self.line, f["maybe"])
+            if note not in self.result.notes:
+                self.result.notes.append(note)
+            return
         where = ("the `if` at line %d" % f["line"]) if f["kind"] == "if" and f.get("line") else (
             "a loop" if f["kind"] == "loop" else "a `case`" if f["kind"] == "case" else "a branch")
         note = "line %d: runs only where %s takes this path at run time (its test is not known here)" % (

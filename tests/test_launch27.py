@@ -1,0 +1,152 @@
+"""launch27: `gpudoctor plan SCRIPT` on real launch scripts of public training repositories (round 8,
+bench/data/launch_real_scripts27.tsv part fix27; round 7's measure part, bench/data/launch_real_scripts26.tsv part
+measure26, is this round's other fix part). Each case is a real script's own lines (cited by URL and commit), read by
+gpudoctor/launch/script.py and run by the real bash with the launchers replaced by stubs that record their argv
+(nothing is trained or started): every word gpudoctor knows must be the word bash passes."""
+
+import pytest
+from test_launch25 import agrees, bash_run
+
+from gpudoctor.launch.script import MARK, read_script
+
+# ------------------------------------------------------------------ nanochat runs/scaling_laws.sh
+# https://github.com/karpathy/nanochat/blob/92d63d4e8bb4df75c3b71618f31ddde2378b2bcd/runs/scaling_laws.sh
+# lines 1-16, 20-23, 34-38, 44-70 and 76-89 and the two `done`s (the log lines, `source .venv/bin/activate`
+# and the statistics read back from the logs left out). A `for` in a followed `for`: the inner loop was not
+# followed ('--depth=$d', '$TAG', '$DEVICE_BATCH_SIZE_ARG' "set in a loop"), and bash's 4 x 6 launches were planned
+# as 4; with the `continue` under `if run_exists ...` (a grep of a results file, decided at run time) each pass is
+# planned with that said.
+SCALING = r'''#!/bin/bash
+
+LABEL="jan26"
+
+FLOPS_BUDGETS=(
+    1e18
+    2.15e18
+    4.64e18
+    1e19
+)
+DEPTHS=(10 12 14 16 18 20)
+
+NPROC_PER_NODE="${NPROC_PER_NODE:-8}"
+WANDB_RUN="${WANDB_RUN:-scaling_${LABEL}}"
+EVAL_TOKENS=$((100 * 524288))  # ~100M tokens for final eval (default is ~10M)
+
+export OMP_NUM_THREADS=1
+export NANOCHAT_BASE_DIR="${NANOCHAT_BASE_DIR:-$HOME/.cache/nanochat}"
+RESULTS_DIR="$NANOCHAT_BASE_DIR/scaling_laws_results_${LABEL}"
+mkdir -p "$RESULTS_DIR"
+RESULTS_FILE="$RESULTS_DIR/results.csv"
+
+run_exists() {
+    local flops=$1
+    local depth=$2
+    grep -q "^${flops},${depth}," "$RESULTS_FILE" 2>/dev/null
+}
+
+for flops in "${FLOPS_BUDGETS[@]}"; do
+    for d in "${DEPTHS[@]}"; do
+
+        # Skip if already completed
+        if run_exists "$flops" "$d"; then
+            continue
+        fi
+
+        # Unique tag for this run
+        TAG="scaling_${flops}_d${d}"
+
+        # Reduce --device-batch-size to avoid OOM at larger depths
+        if [ $d -ge 28 ]; then
+            DEVICE_BATCH_SIZE_ARG="--device-batch-size=8"
+        elif [ $d -ge 20 ]; then
+            DEVICE_BATCH_SIZE_ARG="--device-batch-size=16"
+        else
+            DEVICE_BATCH_SIZE_ARG="--device-batch-size=32"
+        fi
+
+        torchrun --standalone --nproc_per_node=$NPROC_PER_NODE -m scripts.base_train -- \
+            --depth=$d \
+            --target-flops=$flops \
+            --target-param-data-ratio=-1 \
+            --run="${WANDB_RUN}_${TAG}" \
+            --model-tag="${TAG}" \
+            --eval-tokens=$EVAL_TOKENS \
+            --core-metric-every=999999 \
+            --core-metric-max-per-task=-1 \
+            --sample-every=-1 \
+            --save-every=-1 \
+            $DEVICE_BATCH_SIZE_ARG \
+            2>&1 | tee "$RESULTS_DIR/${TAG}_train.log"
+    done
+done
+'''
+
+
+def test_nanochat_scaling_laws_nested_for_matches_bash(tmp_path):
+    script = tmp_path / "scaling_laws.sh"
+    script.write_text(SCALING)
+    real = [r for r in bash_run(tmp_path, script) if r[0] == "torchrun"]
+    assert len(real) == 24, real  # no results file yet: every flops x depth runs
+    rs = read_script(str(script), [], environ={"HOME": str(tmp_path)})
+    got = [la.argv for la in rs.launches]
+    assert len(got) == 24
+    for words, r in zip(got, real):
+        assert not any(MARK in w for w in words), words  # every word known ('$d', '$TAG' were unknown)
+        assert words == r, (words, r)
+    assert [la.plan.world_size() for la in rs.launches] == [8] * 24
+    # each pass runs only where run_exists is false: said, with the `continue`'s line on the first pass
+    assert any("the loop's `continue` at line 34 does not run" in n for n in rs.notes), rs.notes
+
+
+def test_nanochat_scaling_laws_a_done_pass_is_skipped_by_bash_and_said_by_the_plan(tmp_path):
+    # the results file says 1e18 x 12 is done: bash skips that pass; the plan cannot read the file (a grep at run
+    # time) and plans it, each pass saying it runs only where the `continue` does not
+    script = tmp_path / "scaling_laws.sh"
+    script.write_text(SCALING)
+    res = tmp_path / ".cache" / "nanochat" / "scaling_laws_results_jan26"
+    res.mkdir(parents=True)
+    (res / "results.csv").write_text("1e18,12,768\n")
+    real = [r for r in bash_run(tmp_path, script) if r[0] == "torchrun"]
+    assert len(real) == 23 and not any("--depth=12" in r and "--target-flops=1e18" in r for r in real)
+    rs = read_script(str(script), [], environ={"HOME": str(tmp_path)})
+    assert len(rs.launches) == 24
+    for r in real:
+        assert any(agrees(la.argv, r) for la in rs.launches), r
+    assert sum("runs only where the loop's `continue`" in n for n in rs.notes) >= 1
+
+
+NESTED_BREAK = r'''#!/bin/bash
+for nodes in 1 2; do
+  for gpus in 4 8; do
+    if [ -f "$HOME/stop" ]; then
+      break
+    fi
+    torchrun --nnodes=$nodes --nproc_per_node=$gpus --rdzv_endpoint=gpu1:29500 train.py --tag n${nodes}g${gpus}
+  done
+done
+'''
+
+
+def test_nested_for_with_break_decided_at_run_time_matches_bash(tmp_path):
+    script = tmp_path / "sweep.sh"
+    script.write_text(NESTED_BREAK)
+    real = [r for r in bash_run(tmp_path, script) if r[0] == "torchrun"]
+    assert len(real) == 4
+    rs = read_script(str(script), [], environ={"HOME": str(tmp_path)})
+    assert [la.argv for la in rs.launches] == real
+    assert [la.plan.world_size() for la in rs.launches] == [4, 8, 8, 16]
+    assert any("the loop's `break` at line 5 does not run" in n for n in rs.notes), rs.notes
+    # with the stop file bash breaks every inner loop at once: no launch at all; the plan keeps its notes
+    (tmp_path / "stop").write_text("")
+    assert [r for r in bash_run(tmp_path, script) if r[0] == "torchrun"] == []
+
+
+def test_nested_for_beyond_the_pass_bound_is_not_followed(tmp_path):
+    # 3 x 10 x 10 = 300 passes > MAX_NESTED_PASSES (256): the innermost loop stays unfollowed ($c set in a loop),
+    # the plan stays small and says so
+    script = tmp_path / "big.sh"
+    script.write_text("for a in 1 2 3; do for b in 0 1 2 3 4 5 6 7 8 9; do for c in 0 1 2 3 4 5 6 7 8 9; do\n"
+                      "torchrun --nproc_per_node=$a t.py $b $c\ndone; done; done\n")
+    rs = read_script(str(script), [])
+    assert 0 < len(rs.launches) <= 30
+    assert any(MARK in w for la in rs.launches for w in la.argv)
