@@ -18,7 +18,7 @@ from gpudoctor.explain import gpuhw as _gpuhw
 from gpudoctor.explain import provenance as _provenance
 from gpudoctor.explain import slots as _slots
 from gpudoctor.explain import srunend as _srunend
-from gpudoctor.explain.scan import MAX_SHOWN
+from gpudoctor.explain.scan import MAX_LINES_KEPT, MAX_SHOWN
 from gpudoctor.explain.text import clip as _clip
 
 MAX_SIGNAL_BONUS = 30
@@ -124,6 +124,32 @@ def _signals(scan, e, lines):
             bonus += p.weight
             seen.append(hits[0])
     return min(bonus, MAX_SIGNAL_BONUS), seen
+
+
+SLOT_SIGNAL_REACH = 64  # lines back from a note's first hit where a signal line may still belong to it
+
+
+def _hit_groups(h):
+    """A hit's named groups' values: for a two-line hit, its second line (sinfo -R's first row under its header,
+    slurm27), which the hit's shown text (its first line) lacks; a note's {$kind|words} slots read them."""
+    return [v for v in (h.groups or {}).values() if isinstance(v, str) and v]
+
+
+def _slot_signal(scan, e, h):
+    """The entry's signal line nearest before a note's first hit h, within SLOT_SIGNAL_REACH lines, for its
+    {$kind|words} slots after the hits' own lines: the NodeName= line of the `scontrol show node` block whose
+    Reason= line matched (slurm27; -o prints both on one line, shown clipped around the reason). Where the kept
+    signal lines stop before the hit (scan keeps MAX_LINES_KEPT), the nearest kept one may be another block's:
+    none is read."""
+    out = []
+    for p in e["_patterns"] if h is not None else ():
+        if p.role != "signal":
+            continue
+        kept = scan.signals.get(p, [])
+        before = [x for x in kept if h.line - SLOT_SIGNAL_REACH <= x.line <= h.line]
+        if before and not (len(kept) >= MAX_LINES_KEPT and kept[-1].line < h.line):
+            out.append(before[-1].text)
+    return out
 
 
 def analyze(scan, kb, assume_error=False):
@@ -350,7 +376,7 @@ def analyze(scan, kb, assume_error=False):
             # has it (symptoms._note), so the JSON's fix stays a string
             fix = ""
         if "{$" in note or "{$" in fix:  # a hand-written entry's {$kind|words} slots, filled as a root's (famfix.py)
-            lines = [x.text for x in m["hits"]]
+            lines = [y for x in m["hits"] for y in [x.text] + _hit_groups(x)] + _slot_signal(scan, e, h)
             note, fix = _famfix.fill(note, lines), _famfix.fill(fix, lines)
         notes.append({"id": eid, "severity": sev, "note": note,
                       "fix": fix, "first_line": h.line if h else None,
