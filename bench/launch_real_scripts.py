@@ -171,6 +171,9 @@ ARGS = {
        for m in ("deepseek_6b7", "gemma_2b", "gemma_7b")},
     # round 7 (launch26): the script's own usage line (`run_slurm.sh <config.yaml> <num_nodes>`, its first example)
     "FastVideo__examples_train_run_slurm.sh": ["examples/train/configs/example.yaml", "2"],
+    # round 8 (launch27): the README's own line (`GPUS_PER_NODE=8 ./tools/run_dist_slurm.sh <partition> deformable_detr
+    # 16 configs/r50_deformable_detr.sh`, its 2-node example; 8 is the script's default)
+    "Deformable-DETR__tools_run_dist_slurm.sh": ["p", "deformable_detr", "16", "configs/r50_deformable_detr.sh"],
 }
 # round 5 (launch24): files of the scripts' own repositories that they source or run, fetched into DIR/extra24
 EXTRA24 = {
@@ -188,6 +191,10 @@ EXTRA25 = {"training__retired_benchmarks_stable_diffusion_run_and_time.sh": (
 # scripts run `srun ... bash torchrun.sh ...` from video_chat2/ (its README), the repository's torchrun.sh
 EXTRA26 = {"Ask-Anything__video_chat2_torchrun.sh": (
     "https://github.com/OpenGVLab/Ask-Anything/blob/4dd8210b030374bb0c510a57dfbe916f70d3ef71/video_chat2/torchrun.sh")}
+# round 8 (launch27): Deformable-DETR's run_dist_slurm.sh runs the config script its README names in each srun task
+EXTRA27 = {"Deformable-DETR__configs_r50_deformable_detr.sh": (
+    "https://github.com/fundamentalvision/Deformable-DETR/blob/11169a60c33333af00a4849f1808023eba96a931/"
+    "configs/r50_deformable_detr.sh")}
 # what the script needs on the machine before bash can reach its launch line: files made in
 # the working directory (the script's own cwd), the environment a user's login gives
 SIX = {"six_ALL_CCFRWORK": "W", "six_CCFRWORK": "W", "six_ALL_CCFRSCRATCH": "W", "six_CCFRSCRATCH": "W"}
@@ -269,6 +276,9 @@ SETUP = {
                 "coco", "conceptual_12m", "conceptual_captions", "localized_narratives__ADE20k",
                 "localized_narratives__coco", "localized_narratives__flickr30k", "localized_narratives__openimages",
                 "red_caps", "visual_genome", "wit", "yfcc100m")] + [("coco", "validation")]]),
+    # round 8 (launch27): the config script the README's line names, where the README runs it (the repository's root)
+    "Deformable-DETR__tools_run_dist_slurm.sh": dict(
+        copy=[("extra27/Deformable-DETR__configs_r50_deformable_detr.sh", "configs/r50_deformable_detr.sh")]),
     # round 6 (launch25): bash as nobody cannot make /cognitive_comp/... (set -e): the mkdir and the config file
     # the script writes there go nowhere, its words unchanged
     "Fengshenbang-LM__fengshen_examples_pretrain_t5_pretrain_randeng_t5_char_700M.sh": dict(
@@ -467,7 +477,8 @@ def fetch(d):
 
     for line in [l for t in ("launch_real_scripts.tsv", "launch_real_scripts22.tsv",
                                              "launch_real_scripts23.tsv", "launch_real_scripts24.tsv",
-                                             "launch_real_scripts25.tsv", "launch_real_scripts26.tsv")
+                                             "launch_real_scripts25.tsv", "launch_real_scripts26.tsv",
+                                             "launch_real_scripts27.tsv")
                  for l in open(os.path.join(BENCH, "data", t))]:
         if line.startswith("#") or not line.strip():
             continue
@@ -476,7 +487,7 @@ def fetch(d):
         os.makedirs(os.path.join(d, part), exist_ok=True)
         with urllib.request.urlopen(raw, timeout=30) as r, open(os.path.join(d, part, name), "wb") as f:
             f.write(r.read())
-    for sub, extra in (("extra24", EXTRA24), ("extra25", EXTRA25), ("extra26", EXTRA26)):
+    for sub, extra in (("extra24", EXTRA24), ("extra25", EXTRA25), ("extra26", EXTRA26), ("extra27", EXTRA27)):
         os.makedirs(os.path.join(d, sub), exist_ok=True)
         for name, url in extra.items():
             raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/").replace("/blob/", "/", 1)
@@ -504,7 +515,8 @@ def main():
     part, filt = a.part, a.filter
     parts = {"all": ["fix", "measure", "measure2"], "all22": ["fix22", "measure22"],
              "all23": ["fix23", "measure23"], "all24": ["fix24", "measure24"],
-             "all25": ["fix25", "measure25"], "all26": ["fix26", "measure26"]}.get(part, [part])
+             "all25": ["fix25", "measure25"], "all26": ["fix26", "measure26"],
+             "all27": ["fix27", "measure27"]}.get(part, [part])
     out = []
     for pt in parts:
         for name in sorted(os.listdir(os.path.join(HERE, pt))):

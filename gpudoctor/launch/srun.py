@@ -76,6 +76,19 @@ def read(plan, opts, argv, env):
                 plan.note("nodes: the allocation's %d (%s)" % (nodes, k))
                 break
     ntasks = None
+    if "ntasks" in o and "ntasks_per_node" in o and nodes is None and "nodes" not in o:
+        # -n N --ntasks-per-node=T and no -N, outside an allocation: srun(1) makes T a maximum per node, and Slurm
+        # allocates the fewest nodes that hold N (https://slurm.schedmd.com/srun.html#OPT_ntasks-per-node). The real
+        # Slurm 22.05 here (tests/test_launch27.py, 4 nodes of 2 CPUs): -n 4 / -n 3 --ntasks-per-node=2 -> 2 nodes,
+        # -n 2 --ntasks-per-node=2 -> 1, and a T the nodes cannot hold is refused, not spread. The mmdetection-style
+        # `srun --ntasks=${GPUS} --ntasks-per-node=${GPUS_PER_NODE}` (Deformable-DETR, InternImage, VideoMAEv2)
+        # said nnodes unknown (launch27)
+        n = count(o["ntasks"], "--ntasks", where, 1)
+        tpn = count(o["ntasks_per_node"], "--ntasks-per-node", where, 1)
+        nodes = -(-n // tpn)
+        plan.nnodes_min = plan.nnodes_max = nodes
+        plan.note("nodes: %d, the fewest that hold %d task%s at most %d a node (no -N: Slurm allocates that many)"
+                  % (nodes, n, "" if n == 1 else "s", tpn))
     if "ntasks" in o:
         ntasks = count(o["ntasks"], "--ntasks", where, 1)
     elif "ntasks_per_node" in o and nodes:
