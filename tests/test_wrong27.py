@@ -7,6 +7,11 @@ each line.
    (SchedMD/slurm src/plugins/launch/slurm/launch_slurm.c). With that line and a task's abnormal end, the CANCELLED
    line is the task's echo (rootguard.srun_ended_step); a scancel of the step prints no 'Terminating' line
    (fixtures/slurm/recorded24, recorded on slurm-wlm 22.05).
+2. torchrun's --nnodes MIN:MAX is a range (https://pytorch.org/docs/stable/elastic/run.html): with MIN 1 a loopback
+   endpoint breaks only a node that joins later (launch/script.py), not the run shown.
+3. CrashLoopBackOff is not a cause (k8s.crashloop's own explanation: the kubelet restarts a container that exited;
+   pkg/kubelet/container/sync_result.go): without a cause's evidence in the text it is an echo (echo_without_evidence),
+   never the stated root cause; with the init container init-pytorch named, its wait for the master is the cause.
 """
 
 import os
@@ -92,3 +97,35 @@ def test_a_fixed_count_of_two_nodes_with_loopback_is_still_the_finding(cli, tmp_
     for nn in ("2", "2:2"):
         _, doc = explain_paste(cli, tmp_path, _p32().replace("--nnodes 1:2", "--nnodes " + nn), name="n%s.txt" % nn[0])
         assert root_id(doc) == "launcher.loopback_master", (nn, ids(doc))
+
+
+# ---- 3. CrashLoopBackOff is the echo of the container's own failure
+
+def test_crashloop_alone_is_an_echo_not_a_stated_cause(cli, tmp_path):
+    # R (seen): kubeflow/pytorch-operator#258, `kubectl get pods` with a worker in CrashLoopBackOff and no log of its
+    text = seen_text("ptop-258-pytorchjob-worker-crashloop-user-namespace-sidecar", "2026-11-26r")
+    assert "CrashLoopBackOff" in text
+    _, doc = explain_paste(cli, tmp_path, text)
+    assert root_id(doc) == "k8s.crashloop" and doc["verdict"] == "echo_only", (doc["verdict"], ids(doc))
+    assert "--previous" in "\n".join(doc["findings"][0]["causes"][0]["fix"])
+
+
+def test_crashloop_of_the_init_container_keeps_its_cause(cli, tmp_path):
+    # tests/test_explain_k8s.py's kubeflow/training-operator events: the container that restarts is init-pytorch
+    from test_explain_k8s import INIT_PYTORCH
+
+    _, doc = explain_paste(cli, tmp_path, INIT_PYTORCH)
+    assert root_id(doc) == "k8s.crashloop" and doc["verdict"] == "root_cause", (doc["verdict"], ids(doc))
+    assert "init-pytorch" in doc["findings"][0]["causes"][0]["text"]
+
+
+def test_crashloop_beside_the_container_own_error_is_its_cascade(cli, tmp_path):
+    # the pod's state and the previous run's own exception (kubectl logs --previous) pasted together: the exception
+    # is the root, the state its cascade
+    text = ("pytorch-dist-mnist-worker-0   0/1   CrashLoopBackOff   4   3m\n"
+            "Traceback (most recent call last):\n  File \"/app/train.py\", line 3, in <module>\n    import numpy\n"
+            "ModuleNotFoundError: No module named 'numpy'\n")
+    _, doc = explain_paste(cli, tmp_path, text)
+    assert root_id(doc) != "k8s.crashloop", ids(doc)
+    roles = {f["id"]: f["role"] for f in doc["findings"]}
+    assert roles.get("k8s.crashloop") in (None, "cascade"), roles

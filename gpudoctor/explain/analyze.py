@@ -301,7 +301,12 @@ def analyze(scan, kb, assume_error=False):
         causes = []
     # A family entry (generic = true: a generated message site, or a phrase that several causes
     # print, such as 'invalid usage') never outranks an entry that names a specific cause.
-    order = sorted(causes, key=lambda eid: (kb.by_id[eid]["kind"] == "echo", bool(kb.by_id[eid].get("generic")),
+    # (wrong27) an entry that reports another process's failure (echo_without_evidence: CrashLoopBackOff) is an echo
+    # unless the text holds one of its causes' own evidence
+    echoes = {eid for eid in causes if kb.by_id[eid]["kind"] == "echo" or (
+        kb.by_id[eid].get("echo_without_evidence") and
+        not any(scan.evidence.get((eid, ci)) for ci in range(len(kb.by_id[eid]["causes"]))))}
+    order = sorted(causes, key=lambda eid: (eid in echoes, bool(kb.by_id[eid].get("generic")),
                                              -matched[eid]["score"], matched[eid]["first"]))
     from gpudoctor.explain import rootguard as _guard
 
@@ -353,8 +358,10 @@ def analyze(scan, kb, assume_error=False):
         findings.append(f)
     for i, eid in enumerate(order):
         e = kb.by_id[eid]
-        role = "root" if i == 0 else ("cascade" if e["kind"] == "echo" else "related")
+        role = "root" if i == 0 else ("cascade" if eid in echoes else "related")
         findings.append(_finding(e, matched[eid], role, scan))
+        if eid in echoes:
+            findings[-1]["kind"] = "echo"
     notes = []
     for eid in sorted(context, key=lambda x: min(matched[x]["firsts"].values())):
         e, m = kb.by_id[eid], matched[eid]

@@ -638,7 +638,7 @@ def _toml():
 ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", "causes", "references", "debug",
               "lookup", "family", "signals", "together", "note", "computed", "site_rank", "generic", "known_bug", "structural",
               "by_evidence", "root_when_alone", "affects", "words", "means", "means_order", "resolved_by",
-              "resolved_anywhere", "resolved_by_job", "yields"}
+              "resolved_anywhere", "resolved_by_job", "yields", "echo_without_evidence"}
 # differential: a cause listed only when explain/differential.py ranks it into a root's differential (the text shows
 # its names); never listed by itself
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when", "differential"}
