@@ -91,6 +91,19 @@ VERSIONS = (
     ("accelerate", _pkg("accelerate"), None),
     ("transformers", _pkg("transformers"), None),
     ("horovod", _pkg("horovod"), 2),
+    # the packages a job's kernels and extensions come from, collected in python.packages (collector/python_env.py
+    # PACKAGES); one node's pip install changes one node (slurm27: sn2's numpy 2.4.6 -> 2.3.1 read "the same on
+    # every node"). numpy: an extension built against 1.x does not import under 2.x ("A module that was compiled
+    # using NumPy 1.x cannot be run in NumPy 2.x", https://numpy.org/doc/stable/numpy_2_0_migration_guide.html);
+    # triton: each torch release pins one triton (torch's setup.py / requirements: triton==X.Y.Z), and inductor's
+    # generated kernels follow it
+    ("numpy", _pkg("numpy"), 1),
+    ("triton", _pkg("triton"), 2),
+    ("flash-attn", _pkg("flash-attn"), None),
+    ("xformers", _pkg("xformers"), None),
+    ("vllm", _pkg("vllm"), None),
+    ("apex", _pkg("apex"), None),
+    ("megatron-core", _pkg("megatron-core"), None),
     ("NVIDIA driver", _get("gpu", "driver_version"), None),
     ("CUDA toolkit (nvcc)", _get("cuda", "nvcc_version"), None),
     ("kernel", _get("host", "kernel"), None),
@@ -112,12 +125,13 @@ def _severity(values, significant):
        scope="cluster")
 def versions_parity(nodes, config):
     same = []
+    skipped = {}  # the nodes one section left unknown -> the labels it hides: one line, not one per package
     for label, get, significant in VERSIONS:
         values = {h: get(f) for h, f in nodes.items()}
         unknown = [h for h, v in values.items() if v is None]
         values = {h: v for h, v in values.items() if v is not None}
         if unknown and values:  # never drop a node silently: say which could not be compared
-            yield Skip("%s not compared: its facts section failed or is unsupported" % label, hosts=unknown)
+            skipped.setdefault(tuple(unknown), []).append(label)
         groups = group(values)
         if len(groups) == 1 and groups[0].value != MISSING and len(values) > 1:
             same.append("%s %s" % (label, groups[0].value))
@@ -131,6 +145,9 @@ def versions_parity(nodes, config):
                   want=base.value, other=groups[1].value)
         yield Finding(severity=sev, message=describe(label, groups), observed="; ".join(g.show() for g in groups[1:]),
                       expected=str(base.value), fix=fix, hosts=odd)
+    for unknown, labels in skipped.items():
+        yield Skip("%s not compared: %s facts section failed or is unsupported"
+                   % (", ".join(labels), "its" if len(labels) == 1 else "their"), hosts=list(unknown))
     if same:
         yield Pass("the same on every node: " + ", ".join(same))
     else:

@@ -93,3 +93,48 @@ def test_a_reason_past_the_kept_node_lines_is_not_given_a_wrong_node():
     assert n and "bad dimm" in n["note"] and "n2" not in n["note"] and "n2" not in n["fix"], n
     n = _note("\n".join(blocks[-3:]))  # a short dump: its own node
     assert n and "node n249 " in n["note"], n
+
+
+# ---------------------------------------------------------------- (c) one node's package changed
+
+def test_a_package_changed_on_one_node_is_named_across_nodes_and_over_time(ms):
+    """sn2's numpy changed between two `check --via srun --history` runs (a directory with numpy 2.3.1's
+    dist-info first on sn2's path, as a user's `pip install --user numpy==2.3.1` puts it): versions.parity said "the
+    same on every node" (it compared torch, NCCL, Python, ... not numpy, triton, flash-attn, xformers, vllm, apex or
+    megatron-core); now it names numpy and sn2, and the history note under it says what changed there and when."""
+    base = os.path.join(ms.cwd, "venv-site")
+    mine = os.path.join(ms.cwd, "sn2-user-site")
+    for where, version in ((base, "2.4.6"), (mine, "2.3.1")):
+        os.makedirs(os.path.join(where, "numpy-%s.dist-info" % version))
+        with open(os.path.join(where, "numpy-%s.dist-info" % version, "METADATA"), "w") as f:
+            f.write("Metadata-Version: 2.1\nName: numpy\nVersion: %s\n" % version)
+    flag = os.path.join(ms.cwd, "changed")
+    wrapper = os.path.join(ms.cwd, "python")
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\nexport PYTHONPATH=%s\n[ "$SLURMD_NODENAME" = sn2 ] && [ -e %s ] && export PYTHONPATH=%s:%s\n'
+                'exec %s "$@"\n' % (base, flag, mine, base, sys.executable))
+    os.chmod(wrapper, 0o755)
+    argv = GD + ["check", "--via", "srun", "--nodes", "sn[1-4]", "--python", wrapper, "--select", "versions.parity",
+                 "--history", "--state-dir", os.path.join(ms.cwd, "state")]
+    p = ms.run(*argv, timeout=150, cwd=ms.cwd, env={"PYTHONPATH": REPO})
+    assert p.returncode == 0 and "numpy 2.4.6" in " ".join(p.stdout.split()), (p.stdout[-2000:], p.stderr[-2000:])
+    open(flag, "w").close()
+    p = ms.run(*argv, timeout=150, cwd=ms.cwd, env={"PYTHONPATH": REPO})
+    flat = " ".join(p.stdout.split())
+    assert "WARN versions.parity numpy differs: sn2 (1): 2.3.1 vs baseline sn[1,3-4] (3): 2.4.6" in flat, flat[-3000:]
+    assert "note: history: changed since" in flat and "numpy 2.4.6 -> 2.3.1" in flat, flat
+
+
+def test_numpy_1_against_2_is_an_error_and_a_failed_section_is_one_line():
+    from conftest import node_facts, run_check
+
+    a, b = node_facts("h100-ubuntu2404-torch211"), node_facts("h100-ubuntu2404-torch211")
+    b["python"]["packages"]["numpy"] = "1.26.4"
+    out = run_check("versions.parity", {"gpu01": a, "gpu02": b, "gpu03": node_facts("h100-ubuntu2404-torch211")})
+    f = [x for x in out.findings if "numpy" in x.message]
+    assert f and f[0].severity == "error" and f[0].hosts == ["gpu02"], out.findings
+    b = node_facts("h100-ubuntu2404-torch211")
+    b["python"] = {"status": "error", "error": "x"}
+    status, text = run_check("versions.parity", {"gpu01": a, "gpu02": b}).outcomes["gpu02"]
+    # one line for the labels one failed section hides (it was a line per label: 8, and 15 with the packages)
+    assert status == "skipped" and text.count("not compared") == 1 and "torch, " in text and "numpy" in text, text
