@@ -242,7 +242,7 @@ def test_nodes_that_lack_the_features_or_gpus_the_user_asks_for_are_named_and_th
     ({"SLURM_GRES": "gpu:2,nvme:1"}, None, (None, 2)),
     ({"SLURM_GRES": "nvme:1"}, None, None),
     ({"SLURM_GPUS_PER_NODE": "0"}, None, None),
-    ({"SLURM_GPUS": "8"}, None, None),  # for the whole job, not per node: srun decides
+    ({"SLURM_GPUS": "8"}, None, (None, 1)),  # for the whole job: at least one on each node (slurm27, the bed)
 ])
 def test_what_gpudoctors_own_job_asks_of_each_node(env, features, gpus):
     from gpudoctor.transport.srun import job_request

@@ -200,12 +200,13 @@ def test_the_step_nodelist_is_used_only_for_a_task_of_an_srun_step():
 def test_slurm_gpus_exported_is_named_where_srun_refuses_the_gres(ms):
     """SLURM_GPUS=2 exported (sbatch --gpus exports it) and `check --via srun --nodes sn[1-4]` outside a job: srun
     refused the step ('--gpus < -N', then 'Invalid generic resource (gres) specification') and every node read only
-    srun's words."""
+    srun's words. (slurm27: sn3 and sn4, which have no GPU, are now not-eligible first, so SLURM_GPUS=2 would run on
+    sn[1-2]; SLURM_GPUS=1 is still fewer GPUs than those two nodes, and srun refuses it the same way.)"""
     p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-4]", "--select", "shm.size"]), timeout=150,
-               cwd=ms.cwd, env={"PYTHONPATH": REPO, "SLURM_GPUS": "2"})
+               cwd=ms.cwd, env={"PYTHONPATH": REPO, "SLURM_GPUS": "1"})
     assert p.returncode == 1, (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
     flat = " ".join(p.stdout.split())
-    assert "Invalid generic resource" in flat and "srun read it from SLURM_GPUS=2 in the environment" in flat, flat[:3000]
+    assert "Invalid generic resource" in flat and "srun read it from SLURM_GPUS=1 in the environment" in flat, flat[:3000]
 
 
 def test_the_gres_refusal_names_only_a_variable_that_is_set():

@@ -138,3 +138,73 @@ def test_numpy_1_against_2_is_an_error_and_a_failed_section_is_one_line():
     status, text = run_check("versions.parity", {"gpu01": a, "gpu02": b}).outcomes["gpu02"]
     # one line for the labels one failed section hides (it was a line per label: 8, and 15 with the packages)
     assert status == "skipped" and text.count("not compared") == 1 and "torch, " in text and "numpy" in text, text
+
+
+# ---------------------------------------------------------------- (d) SLURM_GPUS: the whole job's GPUs
+
+def test_slurm_gpus_over_nodes_without_gpus_leaves_those_out_and_checks_the_others(ms):
+    """SLURM_GPUS=4 exported (sbatch --gpus=4 exports it) and `check --via srun --nodes sn[1-4]` outside a job, where
+    only sn[1-2] have GPUs (Gres=gpu:2): srun refused the whole job ("Requested node configuration is not
+    available"), all four `slurm`. Slurm gives each node of a --gpus job at least one: sn3 and sn4 are not-eligible,
+    naming the variable, and sn[1-2] are checked in a job of their own (SLURM_GPUS=4 over them runs)."""
+    import json
+
+    p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-4]", "--select", "shm.size", "--json"]), timeout=150,
+               cwd=ms.cwd, env={"PYTHONPATH": REPO, "SLURM_GPUS": "4"})
+    assert p.returncode == 1, (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+    nodes = {n["host"]: n for n in json.loads(p.stdout)["nodes"]}
+    assert nodes["sn1"]["reachable"] and nodes["sn2"]["reachable"], nodes
+    for h in ("sn3", "sn4"):
+        assert nodes[h]["error_kind"] == "not-eligible" and "SLURM_GPUS=4" in nodes[h]["error"], nodes[h]
+
+
+def test_slurm_gpus_asks_one_gpu_of_its_type_on_each_node():
+    from gpudoctor.transport.srun import job_request, job_misfits
+
+    assert job_request({"SLURM_GPUS": "8"})[1][:2] == (None, 1)
+    assert job_request({"SLURM_GPUS": "a100:8"})[1][:2] == ("a100", 1)
+    assert job_request({"SLURM_GPUS": "8", "SLURM_GPUS_PER_NODE": "2"})[1][:2] == (None, 2)  # the per-node ask wins
+    assert job_request({"SLURM_GPUS": "0"})[1] is None and job_request({"SLURM_GPUS": "x;id"})[1] is None
+    text = "NodeName=g1 Gres=gpu:h100:4 State=IDLE\nNodeName=g2 Gres=gpu:a100:4 State=IDLE\nNodeName=c1 Gres=(null)\n"
+    assert sorted(job_misfits(text, {"SLURM_GPUS": "a100:2"})) == ["c1", "g1"]
+    assert sorted(job_misfits(text, {"SLURM_GPUS": "2"})) == ["c1"]
+
+
+# ---------------------------------------------------------------- (d) SLURM_EXPORT_ENV=NONE: the probe's python
+
+def test_export_env_none_probe_runs_the_callers_python3_and_its_workers_carry_the_run_token(ms):
+    """`SLURM_EXPORT_ENV=NONE salloc -N2 gpudoctor probe` (sbatch --export=NONE exports it to the job's steps):
+    srun's steps get no PATH, so the workers ran the system's python3 (3.11.2 on the bed, the caller's was 3.11.7:
+    `--mode auto` never sees the caller's torch), and no variable but SLURM_*: the run token cleanup finds a worker
+    by was not there. Now the caller's python3 runs by its path, and the token is exported to the worker steps."""
+    import json
+
+    bindir = os.path.join(ms.cwd, "bin")
+    os.makedirs(bindir)
+    seen = os.path.join(ms.cwd, "seen")
+    with open(os.path.join(bindir, "python3"), "w") as f:  # the caller's python3: records the token it got
+        f.write('#!/bin/sh\necho "$SLURMD_NODENAME ${GPUDOCTOR_PROBE_RUN:-none}" >> %s\nexec %s "$@"\n'
+                % (seen, sys.executable))
+    os.chmod(os.path.join(bindir, "python3"), 0o755)
+    p = ms.run(*(["salloc", "-N2", "-t", "3"] + GD + ["probe", "--mode", "tcp", "--json", "--budget", "40"]),
+               timeout=150, cwd=ms.cwd, env={"PYTHONPATH": REPO, "SLURM_EXPORT_ENV": "NONE",
+                                             "PATH": bindir + ":" + os.environ.get("PATH", "/usr/bin:/bin")})
+    assert p.returncode == 0, (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+    doc = json.loads(p.stdout)
+    want = "%d.%d.%d" % sys.version_info[:3]
+    assert [n.get("python") for n in doc["nodes"]] == [want, want], doc["nodes"]
+    assert "SLURM_EXPORT_ENV=NONE gives srun's steps no PATH" in p.stderr, p.stderr
+    with open(seen) as f:
+        got = [ln.split() for ln in f.read().splitlines()]
+    workers = [tok for node, tok in got if tok != "none"]
+    assert {node for node, tok in got if tok == doc["run_id"]} == {"sn1", "sn2"} and set(workers) == {doc["run_id"]}, got
+
+
+def test_the_export_mode_keeps_the_users_names_and_adds_the_token():
+    from gpudoctor.transport.srun_workers import export_arg, exports_path
+
+    assert export_arg(None, "T") is None and export_arg("ALL", "T") is None and export_arg("ALL,X=1", "T") is None
+    assert export_arg("NONE", "T") == "T" and export_arg("nil", "T") == "T"
+    assert export_arg("HOME,X=1,bad name", "T") == "HOME,X=1,T"
+    assert exports_path(None) and exports_path("ALL") and exports_path("PATH,HOME")
+    assert not exports_path("NONE") and not exports_path("HOME")

@@ -168,6 +168,7 @@ def probe_nodes(args, opts, hosts=None, facts=None):
         if choose(via if via in ("ssh", "srun") else None, hosts) == "srun":  # workers as job steps
             from gpudoctor.transport.srun_workers import SrunWorkers
 
+            _python_for_steps(args)
             transport = SrunWorkers(names, python=args.python or "python3")
         else:
             transport = launch.SshTransport(names, python=args.python or "python3", ssh_config=args.ssh_config,
@@ -208,6 +209,27 @@ def probe_nodes(args, opts, hosts=None, facts=None):
         doc["step_skipped"] = ("no NCCL all_reduce was measured (it needs torch and GPUs on the nodes: --mode nccl, "
                                "or auto where every node has them)")
     return doc, found, step
+
+
+def _python_for_steps(args):
+    """With SLURM_EXPORT_ENV=NONE (sbatch --export=NONE exports it to the job's steps) srun's steps get no PATH, and
+    `python3` there was the system's: on the 4-node bed the workers ran Python 3.11.2, not the caller's 3.11.7, so
+    `--mode auto` would never see the torch of the caller's environment and chose TCP (slurm23, slurm26, slurm27).
+    Without --python, the facts round and the workers then run the python3 of this PATH, by its path (the same
+    file on the nodes where the environment is on a shared file system), and stderr says so."""
+    from gpudoctor.transport.srun_workers import exports_path
+
+    mode = os.environ.get("SLURM_EXPORT_ENV")
+    if args.python or exports_path(mode):
+        return
+    import shutil
+
+    found = shutil.which("python3")
+    if found:
+        args.python = found
+        shown = "".join(c if c.isprintable() else "?" for c in mode[:60])
+        print("gpudoctor: probe: SLURM_EXPORT_ENV=%s gives srun's steps no PATH; the nodes run %s (python3 on this "
+              "PATH; --python names another)" % (shown, found), file=sys.stderr)
 
 
 def _interrupted_before_start(names, transport, exc, opts, t0):

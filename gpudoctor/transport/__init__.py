@@ -103,9 +103,9 @@ HINTS = {
                         "of the node's partitions (`scontrol show node NODE`: Partitions=), run inside a job that "
                         "holds it, or allow --fallback ssh",
     "not-eligible": "the job gpudoctor starts outside an allocation asks for features or GPUs (SLURM_CONSTRAINT, "
-                    "SLURM_GPUS_PER_NODE, SLURM_GPUS_PER_TASK, SLURM_GRES in your environment) this node lacks, so "
-                    "srun would refuse the whole job: check such nodes with those variables unset, run inside a job "
-                    "that holds them, or allow --fallback ssh",
+                    "SLURM_GPUS, SLURM_GPUS_PER_NODE, SLURM_GPUS_PER_TASK, SLURM_GRES in your environment) this node "
+                    "lacks, so srun would refuse the whole job: check such nodes with those variables unset, run "
+                    "inside a job that holds them, or allow --fallback ssh",
     "partition-down": "an administrator set the partition DOWN (maintenance?): Slurm queues new jobs there and starts "
                       "none; `scontrol show partition NAME` (State=), then SLURM_PARTITION=<another of the node's "
                       "partitions>, `scontrol update partitionname=NAME state=up` once it may run jobs again, or "

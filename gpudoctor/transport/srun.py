@@ -1302,7 +1302,8 @@ def job_request(environ):
     features: ("&" or "|", [feature, ...], "SLURM_CONSTRAINT=...") for a plain constraint (one feature,
     or features joined by & alone or by | alone), else None: counts, brackets and mixed operators
     are left to srun. gpus: (type or None, count per node, "VAR=...") from SLURM_GPUS_PER_NODE,
-    SLURM_GPUS_PER_TASK (one task per node) or SLURM_GRES (gpu[:type]:N), else None."""
+    SLURM_GPUS_PER_TASK (one task per node) or SLURM_GRES (gpu[:type]:N), else one GPU per node from
+    SLURM_GPUS ([type:]N for the whole job), else None."""
     features = None
     want = (environ.get("SLURM_CONSTRAINT") or "").strip()
     if want and len(want) <= 1000:
@@ -1321,6 +1322,14 @@ def job_request(environ):
         if m and int(m.group(2)) > 0:
             gpus = (m.group(1), int(m.group(2)), "%s=%s" % (var, value))
             break
+    value = (environ.get("SLURM_GPUS") or "").strip()
+    m = _GPU_ASK.match(value) if gpus is None and len(value) <= 1000 else None
+    if m and int(m.group(2)) > 0:
+        # --gpus is the whole job's count, not a node's: Slurm spreads it and gives each node of the job at least
+        # one. On the 4-node bed (Slurm 22.05.8, Gres=gpu:2 on sn[1-2] only) SLURM_GPUS=4 ran on sn[1-2] and was
+        # refused over sn[1-3] ("Requested node configuration is not available"), every node `slurm` (slurm27)
+        gpus = (m.group(1), 1, "SLURM_GPUS=%s: GPUs for the whole job, at least one on each of its nodes"
+                % value)
     return features, gpus
 
 

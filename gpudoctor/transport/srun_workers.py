@@ -31,6 +31,26 @@ import time
 from gpudoctor.transport import READ_STDIN, het_group, in_allocation
 
 
+_EXPORT_ITEM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}(?:=[^,\x00-\x1f]{0,4096})?$")
+
+
+def exports_path(value):
+    """Whether srun's steps get the caller's PATH under this SLURM_EXPORT_ENV (srun(1) --export: ALL, the default,
+    or ALL,<vars>; NONE and a bare list of names give only SLURM_* and the names)."""
+    items = [x.strip() for x in (value or "").split(",") if x.strip()]
+    return not items or items[0].upper() == "ALL" or any(x.split("=")[0] == "PATH" for x in items)
+
+
+def export_arg(value, keep):
+    """srun's --export for gpudoctor's probe steps where SLURM_EXPORT_ENV keeps the caller's variables out (NONE,
+    NIL, or names): the user's names and ``keep``. None where every variable goes already (unset, ALL, ALL,...)."""
+    items = [x.strip() for x in (value or "").split(",") if x.strip()]
+    if not items or items[0].upper() == "ALL":
+        return None
+    names = [x for x in items if x.upper() not in ("NONE", "NIL") and _EXPORT_ITEM.match(x) and x != keep]
+    return ",".join(names + [keep])
+
+
 class SrunWorkers(object):
     name = "srun"
 
@@ -48,6 +68,12 @@ class SrunWorkers(object):
 
         self.env = step_environ(os.environ if environ is None else environ)  # srun's I/O and GPU-share variables out
         self.inside = in_allocation(self.env)
+        # SLURM_EXPORT_ENV=NONE (or a list of names: sbatch --export=NONE exports it to the job's steps) keeps every
+        # variable but SLURM_* out of a step, the run token too: cleanup, which finds a worker by its token, could
+        # not see one. The token is added to what the steps export; the user's mode stays (slurm27)
+        from gpudoctor.probe.launch import TOKEN_VAR
+
+        self.export = export_arg(self.env.get("SLURM_EXPORT_ENV"), TOKEN_VAR)
         self.addresses = self._node_addresses(hosts)
         self._procs = []
         self._lock = threading.Lock()
@@ -84,6 +110,8 @@ class SrunWorkers(object):
             "--job-name=gpudoctor-probe", "--mpi=none"]
         if self.inside:
             cmd.append("--overlap")
+        if self.export:
+            cmd.append("--export=" + self.export)
         return cmd + ["/bin/sh", "-c", inner, "gpudoctor"] + list(args)
 
     def _spawn(self, w, cmd, script, env):
