@@ -1,6 +1,7 @@
 """`gpudoctor plan`: the launch plan resolved and printed, as the launcher would read the
 line and its configs (docs/launch.md, schema gpudoctor.plan/1). Nothing is started and no
-node is contacted; what the launcher itself would refuse is refused (exit 2)."""
+node is contacted; what the launcher itself would refuse is refused (exit 2); a script whose plan holds a
+finding exits 1, as `check` does on the same finding."""
 
 import json
 import os
@@ -54,6 +55,12 @@ def run(args):
             # (the refusal quotes the script's words: written as the plan's text writes it, docs/security.md 78.)
             raise InputError("line %d: %s%s" % (refused[0].line, plan_prose(refused[0].refused), " (%s)" % crlf[0]
                                                 if crlf else ""))
+        # a `finding` row (a rank the batch shell expands once, a loopback master on several nodes, more processes
+        # per node than the allocation's GPUs, ...) is an error the job meets at run time: `check` reports the same
+        # rows as launch.accepted errors and exits 1; so does `plan` (README "Exit codes": 1 = at least one
+        # error-level finding; it exited 0, launch27)
+        if any(la.findings for la in res.launches):
+            return 1
         return 0
     launch = launch_line(args)
     if launch is None and args.accelerate_config is None and not args.deepspeed_config:

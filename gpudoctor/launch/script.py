@@ -3366,6 +3366,7 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
                                       "unknown" % name)
     for la in r.result.launches:
         _plan_launch(r, la)
+    _ranks_started_here(r)
     err = _bash_syntax_error(text)
     if err and not (err[1].startswith("unexpected EOF") and any("never closed" in n for n in r.result.notes)):
         # Megatron-DeepSpeed's examples/pretrain_gpt.sh line 7, `CHECKPOINT_PATH=<Specify path>`:
@@ -3594,6 +3595,39 @@ def _plan_launch_here(r, la):
     la.plan = a
     _findings(r, la)
     a.script_findings = list(la.findings)
+
+
+RANK_WRITTEN = "the node rank is %d on every node (written in the script"
+
+
+def _ranks_started_here(r):
+    """A script that itself starts every node rank of one job is not a script that every node runs with
+    one rank written in it: slitvinov/deepseek-slurm's main.sh starts `torchrun --nnodes 2 --node-rank 0 ... &`
+    and `torchrun --nnodes 2 --node-rank 1 ... &` on this machine (two agents, one host); each line had the
+    finding "every node claims rank 0" / "rank 1" (launch27). Where the lines with the same launcher, node
+    count, master and rendezvous hold each rank 0..N-1, the finding is dropped (and a loopback master's: every agent
+    is on this machine) and the plan says so."""
+    groups = {}
+    for la in r.result.launches:
+        p = la.plan
+        if la.refused or p is None or p.machine_rank is None or p.nnodes_min != p.nnodes_max or not p.nnodes_max:
+            continue
+        key = (p.launcher, p.nnodes_max, p.master_addr, p.master_port, p.rdzv_backend, p.rdzv_endpoint)
+        groups.setdefault(key, []).append(la)
+    for key, las in groups.items():
+        ranks = sorted(la.plan.machine_rank for la in las)
+        if len(las) < 2 or ranks != list(range(key[1])):
+            continue
+        for la in las:
+            # (a loopback master is then this machine's, which every agent reaches)
+            kept = [f for f in la.findings if not f.startswith(RANK_WRITTEN % la.plan.machine_rank) and not (
+                f.startswith("the master address is %s on a " % la.plan.master_addr))]
+            if len(kept) < len(la.findings):
+                la.findings = kept
+                la.plan.script_findings = list(kept)
+        r.result.notes.append("lines %s start node ranks %s of one %d-node %s job on this machine: each node's "
+                              "agent is a line of this script (a one-host test of a multi-node run)" % (
+                                  ", ".join(str(la.line) for la in las), ", ".join(map(str, ranks)), key[1], key[0]))
 
 
 def _once_uses(la, a, ja, once, sub, env):
