@@ -135,7 +135,12 @@ class Shown(object):
     description), or one longer than MAX_VALUE, every space-separated word of a description that holds what a shell or a
     terminal acts on is made one sh() word instead (the prose's own quotes too: safe before pretty)."""
 
-    def __init__(self, values):
+    def __init__(self, values, inert=False):
+        # inert: each hostile value is written as inert_word ($'...' with every character a shell acts on as \xNN),
+        # a check's own quotes around it taken in: literal whatever quote an earlier prose apostrophe left open
+        # ("the driver's own libcuda.so.'V'": the apostrophe paired with the word's opening quote and left V bare
+        # when the line was pasted, red team 2026-11-28f, docs/security.md 86.)
+        self._inert = inert
         vals, every = set(), False
         for v in values:
             if hostile(v):
@@ -150,7 +155,7 @@ class Shown(object):
         """``as_word``: how a value is written (default shown_word)."""
         if not isinstance(text, str):
             return text
-        as_word = as_word or shown_word
+        as_word = as_word or (inert_word if self._inert else shown_word)
         if self._every:
             return _WORD.sub(lambda m: as_word(m.group(0)) if _acts(m.group(0)) else m.group(0), text)
         if self._rx is None:
@@ -170,7 +175,7 @@ class Shown(object):
         for s, e, alone in runs:
             word = text[s:e]
             if alone and 0 < s and e < len(text) and text[s - 1] == "'" == text[e]:
-                if " " not in word:
+                if " " not in word and not self._inert:
                     continue
                 s, e = s - 1, e + 1  # the check's own 'a;b c': written as shown_word writes it (never split)
             out.append(text[last:s])

@@ -343,7 +343,8 @@ def shown_of(nodes):
     the value holds what a shell or a terminal acts on (docs/security.md 27.)."""
     from gpudoctor.fixline import Shown, leaf_strings
 
-    return Shown(v for n in nodes if n.reachable and isinstance(n.facts, dict) for v in leaf_strings(n.facts))
+    return Shown((v for n in nodes if n.reachable and isinstance(n.facts, dict) for v in leaf_strings(n.facts)),
+                 inert=True)
 
 
 def _shown_result(res, shown):

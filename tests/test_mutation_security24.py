@@ -307,7 +307,8 @@ def test_probe_transport_line_shows_a_name_nccl_said_as_one_shell_word(where):
                    "ib_devices": [{"index": 0, "device": name, "port": 1, "kind": "RoCE"}], "oob_if": name}[where]
     doc["jobs"][0]["transport"] = "NET/Socket over %s" % name
     lines = _probe_text(doc, []).split("\n")
-    assert "all nodes (2 ranks, NCCL 2.28.9): NET/Socket over $'eth0;touch\\x20M;#'" in lines, lines[:6]
+    # (an inert word since red team 2026-11-28f, docs/security.md 86.: every character a shell acts on as \\xNN)
+    assert "all nodes (2 ranks, NCCL 2.28.9): NET/Socket over $'eth0\\x3btouch\\x20M\\x3b\\x23'" in lines, lines[:6]
 
 
 def test_probe_shown_of_takes_every_nodes_facts_and_every_job():
@@ -318,8 +319,9 @@ def test_probe_shown_of_takes_every_nodes_facts_and_every_job():
                    {"nccl": {"oob_if": "b`y`"}}]
     facts = {"n1": {"rdma": {"devices": [{"name": "mlx5_0;x"}]}}, "n2": None, "n3": {"env": {"V": "c&&d"}}}
     shown = shown_of(doc, facts)
-    assert shown("a$(x) b`y` mlx5_0;x c&&d plain") == "'a$(x)' 'b`y`' 'mlx5_0;x' 'c&&d' plain"
-    assert shown_of(doc, None)("mlx5_0;x a$(x)") == "mlx5_0;x 'a$(x)'"
+    assert shown("a$(x) b`y` mlx5_0;x c&&d plain") == (
+        "$'a\\x24(x)' $'b\\x60y\\x60' $'mlx5_0\\x3bx' $'c\\x26\\x26d' plain")  # inert words (86.)
+    assert shown_of(doc, None)("mlx5_0;x a$(x)") == "mlx5_0;x $'a\\x24(x)'"
     assert shown_of({}, {})("a$(x)") == "a$(x)"
 
 

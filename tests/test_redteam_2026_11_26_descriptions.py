@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from conftest import node_facts
-from gpudoctor.fixline import hostile, shown_word as sh  # the word a description shows (docs/security.md 27., 28.)
+from gpudoctor.fixline import hostile, inert_word as sh  # the word a description shows (docs/security.md 27., 28., 86.)
 
 # (shell: a command substitution, a separator, backquotes, quotes, a pipe; terminal: a newline, an OSC title sequence)
 PAYLOADS = ["$(touch /tmp/PWN);`id`'\"|&x\ny\x1b]0;T\x07z"]

@@ -86,7 +86,8 @@ def test_a_wrapper_keeps_no_value_of_a_variable_whose_name_is_no_credentials(tmp
     for part in ("Zq81hunter2", "hunter2xyz", "Kx7secret", "secretvalue99", "Pp0another", "Qq5 two", "two words"):
         assert part not in said.replace("\\x20", " "), part
     if (script is _WRAPPER_TRACE) == (rc != 0):  # (stderr is shown for a failing wrapper, stdout otherwise)
-        assert "$SVC_URL_X" in said  # what it was is still said, by name
+        # what it was is still said, by name (an inert word in a description since 86.: '$' as \x24)
+        assert "$SVC_URL_X" in said or "x24SVC_URL_X" in said
 
 
 def _ssh_check(tmp_path, config):

@@ -211,3 +211,47 @@ def test_one_word_token_is_judged_from_its_line_start_only_in_time():
     finally:
         r._LINE_START = real
     assert calls and max(calls) <= 48, max(calls)
+
+
+# 86.: a check's description showed a node's hostile value as sh()'s '...' (or between the check's own quotes), and a
+# prose apostrophe before it ("the driver's own libcuda.so.'V'", "torch's 'sm_75...'") paired with its opening quote,
+# so the value stood bare when the line (or a clause of it) was pasted
+
+GLUED = ["x;touch${IFS}M1;#", "$(touch${IFS}M2)", "`touch${IFS}M3`"]
+
+
+def _every_string_ends_with(value):
+    skip = ("schema", "status", "node", "collected_at", "collector", "version")
+
+    def walk(o):
+        if isinstance(o, dict):
+            return dict((k, v if k in skip else walk(v)) for k, v in o.items())
+        if isinstance(o, list):
+            return [walk(v) for v in o]
+        return o + value if isinstance(o, str) and o else o
+    return walk(json.load(open(os.path.join(ROOT, "fixtures", "nodes", "h100-ubuntu2404-torch211.json"))))
+
+
+@pytest.mark.parametrize("value", GLUED)
+def test_check_descriptions_stay_inert_after_a_prose_apostrophe(value, tmp_path):
+    p = tmp_path / "n.json"
+    p.write_text(json.dumps(_every_string_ends_with(value)))
+    for fmt in ("text", "junit"):
+        rc, out, err = _gd(["check", "--facts", str(p), "--format", fmt, "-v"], tmp_path)
+        assert rc in (0, 1), err
+        lines = [l for l in out.splitlines() if "touch" in l]
+        assert any("driver's own libcuda.so." in l for l in lines), out[-3000:]
+        assert _pasted_lines(lines, tmp_path) == [], "\n".join(l for l in lines if "'s " in l)
+
+
+def test_shown_inert_takes_a_checks_own_quotes_in_and_leaves_plain_values():
+    from gpudoctor.fixline import Shown, inert_word
+
+    shown = Shown(["580.1x;touch${IFS}M;#", "sm_75x;y", "eth0", "NVIDIA H100 80GB HBM3"], inert=True)
+    assert shown("the driver's own libcuda.so.580.1x;touch${IFS}M;#: older") == (
+        "the driver's own libcuda.so.%s: older" % inert_word("580.1x;touch${IFS}M;#"))
+    assert shown("covered by torch's 'sm_75x;y'..'sm_75x;y'") == "covered by torch's %s..%s" % (
+        inert_word("sm_75x;y"), inert_word("sm_75x;y"))
+    assert shown("eth0 on NVIDIA H100 80GB HBM3") == "eth0 on NVIDIA H100 80GB HBM3"
+    # the default (plan's rows, which show a launch line's words) is as before
+    assert Shown(["a;b"])("x 'a;b' a;b") == "x 'a;b' 'a;b'"

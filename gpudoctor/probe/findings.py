@@ -185,7 +185,7 @@ def shown_of(doc, facts):
         nccl = job.get("nccl") if isinstance(job, dict) else None
         if isinstance(nccl, dict):
             values += leaf_strings([nccl.get(k) for k in ("socket_ifs", "ib_devices", "oob_if")])
-    return Shown(values)
+    return Shown(values, inert=True)
 
 
 def _nodes(doc):
