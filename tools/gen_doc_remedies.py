@@ -23,6 +23,20 @@ CLASS_FAMILY).
 Counts per project (pages read, sections with a quoted message, sections with a remedy, kept) go into the header
 and docs/explain.md's coverage table.
 
+(docfix27) PyTorch's own documentation, for errors whose cause is in the user's code, data or environment: its
+reference pages ('pytorch', given with --pages, each page at the commit the search index stores it: pytorch/pytorch
+is over the fetch tool's size limit) - notes/faq.rst, notes/multiprocessing.rst and multiprocessing.md whole; of
+data.md the sections from 'Single- and Multi-process Data Loading' through 'Memory Pinning'; of notes/randomness.md
+'Avoiding nondeterministic algorithms' and 'DataLoader'; of distributed.md 'Debugging torch.distributed
+applications' without its DDP-logging example; of notes/extending.md 'Extending torch.autograd' through 'How to use'
+(Step 4); of notes/serialization.md 'torch.load with weights_only=True' through 'Environment Variables'; of
+notes/cuda.md 'Asynchronous execution', 'CUDA streams' and the backward-pass stream 'BC note' - and the warning /
+note blocks of the docstrings of the public APIs in TORCH_APIS and of torch/_torch_docs.py's add_docstr pages
+('torch-api', --torch-wheel, read with ast from the wheel). On these reference pages a section is kept without a
+quoted message too when it says what to do (directives(): must / required / should / recommend / cannot be / can
+only / make sure ...) and names what it is about as code (terms()): a SYMPTOM row, which explain/docremedy.py quotes
+under a root whose traceback names those terms.
+
 Usage:
     (fetch each repository: the `fetch` tool, github:<owner>/<name>; mirrors in <dir>/<owner>+<name>/repo)
     python tools/gen_doc_remedies.py --mirrors /work/.mirror [--pages DIR] [--record tools/data/doc_remedies_slice.txt] [-o OUT]
@@ -579,11 +593,13 @@ _DIRECTIVE = re.compile(r"\b(?:must|(?:is|are) required (?:to|for)|required to|s
                         r"Call|Make|Move|Create|Don't|Do not|Avoid)\b", re.I)
 _NOT_DIRECTIVE = re.compile(r"^(?:As an example|For example|Consider|Here|See|This (?:section|tutorial)|We're|"
                             r"Please check|Note that this function)\b|\bthe following (?:example|function|changes)\b|"
+                            r"\byou (?:should|will|would) see\b|"
                             r"\bin the (?:above|following|mnist_\w+) (?:application|example)\b", re.I)
 
 
-def directives(blocks):
-    """The directive sentences of a reference section's prose, in order, at most 4 (see _DIRECTIVE)."""
+def directives(blocks, most=8):
+    """The directive sentences of a reference section's prose, in order, at most ``most`` (see _DIRECTIVE); the
+    reader quotes those that name what the failure named first."""
     out = []
     for kind, body in blocks:
         if kind != "p":
@@ -596,7 +612,7 @@ def directives(blocks):
                 continue
             if sent not in out:
                 out.append(sent)
-    return out[:4]
+    return out[:most]
 
 
 def names(fixes):
@@ -626,7 +642,8 @@ _TERM_ID = re.compile(r"[a-z_][a-z0-9_]{2,40}")
 _TERM_STOP = {"none", "true", "false", "self", "cls", "tensor", "torch", "cuda", "int", "str", "float", "list",
               "dict", "tuple", "bool", "object", "main", "__main__", "python", "module", "nn", "forward", "import",
               # (the names every DataLoader / training traceback prints: no term of their own)
-              "dataset", "dataloader", "loss", "linear", "enumerate", "queue", "process", "model", "optimizer"}
+              "dataset", "dataloader", "loss", "linear", "enumerate", "queue", "process", "model", "optimizer",
+              "function", "autograd"}
 
 
 # read_torch_wheel's section headings: the API, the block's kind, the module file and the function that defines it

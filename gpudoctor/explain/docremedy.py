@@ -238,7 +238,8 @@ def symptom_rows(tb):
         hit = in_msg + [t for t in row["terms"] if t not in in_msg and _has(frames, t)]
         if len(hit) >= TERMS_MIN:
             got.append((row, hit))
-    got.sort(key=lambda x: (-len(x[1]), len(x[0]["terms"])))  # the most terms, then the section about fewer things
+    # the section most about what the exception names: the largest share of its terms named, then the most terms
+    got.sort(key=lambda x: (-len(x[1]) / len(x[0]["terms"]), -len(x[1])))
     return got
 
 
@@ -262,7 +263,9 @@ def apply_symptoms(result, scan):
         if not rows:
             continue
         row, hit = rows[0]
-        c = cause(row)
+        # the doc's sentences that name what the exception named first (a section may say several things)
+        named = [f for f in row["fix"] if any(_has(_tokens(f), t) for t in hit)]
+        c = cause(dict(row, fix=named + [f for f in row["fix"] if f not in named]))
         c["text"] = "PyTorch's documentation on what the exception names (%s): '%s' (%s)" % (
             ", ".join(hit[:4]), _clip(row["heading"], 120), row["url"])
         causes = root["causes"]
