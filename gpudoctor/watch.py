@@ -34,8 +34,12 @@ SLOW_LINK = 0.5  # a node whose link carries under half of the others' median is
 # GPU memory (NVML's used, nvmlDeviceGetMemoryInfo; PyTorch's caching allocator counts there what it reserved,
 # https://pytorch.org/docs/stable/notes/cuda.html#memory-management): a GPU whose peak leaves under 5% of the card
 # free has no room for a longer sequence, an eval step or fragmentation (vLLM takes 90% by its
-# gpu_memory_utilization default, JAX 75% by XLA_PYTHON_CLIENT_MEM_FRACTION: both stay under it). One of the job's
-# GPUs holding over 1.5x the median of the others and 4 GiB more is uneven: data parallel ranks hold the same.
+# gpu_memory_utilization default, JAX 75% by XLA_PYTHON_CLIENT_MEM_FRACTION: both stay under it). A pool an
+# allocator takes at start is not judged for room (preallocated()): TensorFlow maps all but 1.5-1.8 GiB of a GPU
+# unless TF_FORCE_GPU_ALLOW_GROWTH=true (https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth;
+# gpu_device.cc's MinSystemMemory: 99% of an H200), JAX the fraction its variables name
+# (https://docs.jax.dev/en/latest/gpu_memory_allocation.html). One of the job's GPUs holding over 1.5x the median
+# of the others and 4 GiB more is uneven: data parallel ranks hold the same.
 MEM_FULL = 0.95
 MEM_UNEVEN = 1.5
 MEM_UNEVEN_MIB = 4096
@@ -835,6 +839,34 @@ def stray_contexts(w):
     return out
 
 
+def _fraction(text):
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return None
+    return v if 0 < v <= 1 else None
+
+
+def preallocated(procs):
+    """Why the memory a GPU's processes hold is an allocator's pool taken at start, not what the job needs (so a
+    full GPU says nothing of its room), or None: JAX/XLA preallocating a fraction of 95% or more (its variables set
+    it; the 75% default stays under MEM_FULL and a pool that grew past it grew for the arrays), or a process that
+    loads TensorFlow with allow-growth off. Values from the node are parsed, never shown raw."""
+    for p in procs:
+        env, fw = _dict(p.get("env")), _list(p.get("frameworks"))
+        name = next((n for n in ("XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_MEM_FRACTION") if n in env), None)
+        frac = _fraction(env.get(name)) if name else None
+        if frac is not None and frac >= MEM_FULL and str(env.get("XLA_PYTHON_CLIENT_PREALLOCATE", "")).strip().lower() \
+                not in ("false", "0") and str(env.get("XLA_PYTHON_CLIENT_ALLOCATOR", "")).strip().lower() != "platform":
+            return "pid %s: %s=%.2f makes JAX preallocate %.0f%% of the GPU at its first operation (its pool, not " \
+                   "what its arrays need; XLA_PYTHON_CLIENT_PREALLOCATE=false shows the need)" % (
+                       _int(p.get("pid")), name, frac, 100 * frac)
+        if "tensorflow" in fw and str(env.get("TF_FORCE_GPU_ALLOW_GROWTH", "")).strip().lower() != "true":
+            return "pid %s loads TensorFlow, which maps nearly all of a GPU at start (TF_FORCE_GPU_ALLOW_GROWTH=true " \
+                   "shows what it needs)" % _int(p.get("pid"))
+    return None
+
+
 @check("watch.memory", title="the job's GPU memory has room and is held evenly", needs=("watch",), severity="warning",
        registry=WATCH)
 def watch_memory(facts, config):
@@ -859,6 +891,11 @@ def watch_memory(facts, config):
         return
     found = False
     full = [g for g in mine if g["mem_used_mib"] >= MEM_FULL * g["mem_total_mib"]]
+    pooled = [(g, preallocated(on.get(g["index"], ()) if _int(g["index"]) is not None else ())) for g in full]
+    pooled = [(g, why) for g, why in pooled if why]
+    full = [g for g in full if all(g is not x for x, _w in pooled)]
+    pool_text = "; ".join("GPU %s holds %s of %s GiB, not judged for room: %s" % (
+        g["index"], _gib(g["mem_used_mib"]), _gib(g["mem_total_mib"]), why) for g, why in pooled)
     if full:
         found = True
         yield Finding.warning(
@@ -907,6 +944,8 @@ def watch_memory(facts, config):
             "touched a GPU before torch.cuda.set_device(local_rank) keeps several hundred MiB there" % (
                 len(stray), _stray_text(stray)), fix=SET_DEVICE_FIX)
     if found:
+        if pool_text:
+            yield Finding.info(pool_text)
         return
     used = [g["mem_used_mib"] for g in mine]
     frac = [float(g["mem_used_mib"]) / g["mem_total_mib"] for g in mine]
@@ -914,7 +953,7 @@ def watch_memory(facts, config):
         ",".join(str(g["index"]) for g in mine), "s" if len(mine) == 1 else "", span(min(used), max(used), _gib),
         span(min(g["mem_total_mib"] for g in mine), max(g["mem_total_mib"] for g in mine), lambda x: "%.0f" % (
             x / 1024.0)), span(min(frac), max(frac), lambda x: "%.0f%%" % (100 * x)),
-        "even across the job's GPUs" if len(mine) >= 2 else "one GPU"))
+        "even across the job's GPUs" if len(mine) >= 2 else "one GPU") + ("; " + pool_text if pool_text else ""))
 
 
 def _node_summary(facts):

@@ -24,7 +24,16 @@ from .rdma import GDR_MODULES, loaded_modules
 from .system import env_value, parse_os_release
 
 MAX_SECONDS = 600.0
-JOB_ENV_PREFIXES = ("NCCL_", "UCX_", "OMPI_")
+# the job's communication variables, and the ones that set how a framework's allocator takes GPU memory
+# (watch.memory: a pool taken at start is not what the tensors need): JAX/XLA's
+# (https://docs.jax.dev/en/latest/gpu_memory_allocation.html) and TensorFlow's allow-growth switch
+# (https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth)
+JOB_ENV_PREFIXES = ("NCCL_", "UCX_", "OMPI_", "XLA_PYTHON_CLIENT_", "XLA_CLIENT_MEM_FRACTION", "TF_FORCE_GPU_ALLOW_GROWTH")
+# a job process's framework, from the shared objects /proc/PID/maps lists (proc(5)): only these names are kept,
+# never a path. TensorFlow maps nearly all of a GPU at start unless allow-growth is on (gpu_device.cc's
+# MinSystemMemory leaves 1.5 GiB on compute capability 8.x, 1.8 GiB from 9.0).
+FRAMEWORK_LIBS = (("/libtensorflow_framework.so", "tensorflow"), ("/jaxlib/", "jax"), ("/torch/lib/libtorch", "torch"))
+MAX_MAPS_BYTES = 4 << 20
 SHELLS = ("bash", "sh", "dash", "zsh", "ksh", "fish", "tcsh", "csh", "sshd", "sudo", "su", "tmux", "screen",
           "srun", "salloc", "sbatch", "slurmstepd", "login", "sshd-session")
 MAX_PIDS_SCANNED = 32768  # /proc entries read when looking for the job by its environment
@@ -133,7 +142,8 @@ def parse_ppid(text):
 
 def parse_environ(data, key=None):
     """/proc/PID/environ bytes -> {name: shown value or keyed hash}, only the job's
-    communication variables (NCCL_*, UCX_*, OMPI_*), by the env section's one rule."""
+    communication variables (NCCL_*, UCX_*, OMPI_*) and its allocator's (XLA_PYTHON_CLIENT_*,
+    XLA_CLIENT_MEM_FRACTION, TF_FORCE_GPU_ALLOW_GROWTH), by the env section's one rule."""
     out = {}
     for item in (data or b"").split(b"\0"):
         if b"=" not in item:
@@ -147,6 +157,20 @@ def parse_environ(data, key=None):
         if len(out) >= MAX_ENV_VARS:
             break
     return out
+
+
+def parse_maps_frameworks(data):
+    """/proc/PID/maps bytes -> sorted framework names (FRAMEWORK_LIBS) whose shared objects are mapped."""
+    found = set()
+    for line in (data or b"").split(b"\n"):
+        path = line.split(None, 5)[5:] if b"/" in line else None
+        if not path:
+            continue
+        text = path[0].decode("utf-8", "replace")
+        for part, name in FRAMEWORK_LIBS:
+            if part in text:
+                found.add(name)
+    return sorted(found)
 
 
 def _rate(delta, seconds):
@@ -255,6 +279,9 @@ def describe_process(ctx, pid, key):
             ib.add(target)
     proc["infiniband_fds"] = sorted(ib)[:16] if proc["fds_readable"] else None
     proc["net_ns"] = ctx.readlink("/proc/%d/ns/net" % pid)
+    # which framework's allocator holds its GPU memory (None: maps not readable, another user's process)
+    maps, _ = _read_bytes(ctx, "/proc/%d/maps" % pid, MAX_MAPS_BYTES)
+    proc["frameworks"] = parse_maps_frameworks(maps) if maps is not None else None
     # the parent: a launcher's ranks (torchrun, mpirun's orted, slurmstepd) share one; another
     # process on a job's GPU has its own (proc(5), /proc/PID/status "PPid:")
     proc["ppid"] = parse_ppid(ctx.read("/proc/%d/status" % pid))
