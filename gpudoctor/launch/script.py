@@ -1872,7 +1872,9 @@ class Reader:
                 if kind == "op" and t in ("heredoc", "heredoc-") and docs:
                     toks[k] = ("op", ("heredoc", docs.pop(0)))  # the body travels with its command
             try:
-                self.feed(toks + [("op", ";")])
+                # (a ("line", N) mark first: a followed loop's recorded pass replays it, and a launch of a later pass
+                # is on its own line, not on the `done` that replays it: userwalk27)
+                self.feed(([] if inner else [("line", self.line)]) + toks + [("op", ";")])
             except _ScriptEnd as end:
                 if getattr(end, "note", None) and any(any(k == "w" for k, _ in lex(x[1])) for x in lines[at + 1:]):
                     self.result.notes.append(end.note)
@@ -1886,6 +1888,9 @@ class Reader:
             for f in self.frames:
                 if f.get("record") is not None:
                     f["record"].append((kind, t))
+            if kind == "line":  # the script line the next tokens were read from (_run_text)
+                self.line = t
+                continue
             fn = next((f for f in reversed(self.frames) if f["kind"] == "func"), None)
             if fn is not None and kind == "w" and t in ("{", "}") and not cmd:
                 fn["depth"] += 1 if t == "{" else -1
@@ -1893,7 +1898,8 @@ class Reader:
                     while self.frames and self.frames[-1] is not fn:
                         self.frames.pop()
                     self.frames.pop()
-                    self.functions[fn["name"]] = fn["record"][:-1]
+                    # (without _run_text's line marks: a call's launches are on the call's line)
+                    self.functions[fn["name"]] = [x for x in fn["record"][:-1] if x[0] != "line"]
                 continue
             if kind == "w" and t == "{" and not cmd and self.pending_func or (
                     kind == "w" and t == "{" and len(cmd) == 2 and cmd[0] == "function"):
@@ -2356,9 +2362,17 @@ class Reader:
             self.depth += 1
             frames = len(self.frames)
             self.scopes.append({})
+            # a loop being recorded keeps the call, not the body's tokens too: a replayed pass calls it again (the
+            # body's tokens after the call ran it a second time, its $1 the script's: `for lr in a b; do go $lr;
+            # done` planned a third launch with '--lr=$1', userwalk27)
+            recs = [(f, f.get("record")) for f in self.frames]
+            for f, _ in recs:
+                f["record"] = None
             try:
                 self.feed(list(self.functions[fname]))
             finally:
+                for f, rec in recs:
+                    f["record"] = rec
                 self.depth -= 1
                 del self.frames[frames:]
                 self.positional, self.args_unknown = saved
@@ -2564,8 +2578,7 @@ class Reader:
                         # `if run_exists "$flops" "$d"; then continue; fi` (nanochat's runs/scaling_laws.sh): bash
                         # decides at run time; the rest of this pass (of every later pass, for a `break`) runs only
                         # where it does not: planned, with that said (launch27)
-                        replay = any(g.get("tokens") is not None for g in self.frames)  # (its line is `done`'s)
-                        f["maybe"] = "the loop's `%s`%s does not run" % (w0, "" if replay else " at line %d" % self.line)
+                        f["maybe"] = "the loop's `%s` at line %d does not run" % (w0, self.line)
                         f["maybe_broken"] = f.get("maybe_broken") or (f["maybe"] if w0 == "break" else None)
                     elif f.get("sim"):
                         f["cur"] = False  # the rest of this pass does not run
