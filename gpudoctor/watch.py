@@ -894,7 +894,7 @@ def watch_memory(facts, config):
     pooled = [(g, preallocated(on.get(g["index"], ()) if _int(g["index"]) is not None else ())) for g in full]
     pooled = [(g, why) for g, why in pooled if why]
     full = [g for g in full if all(g is not x for x, _w in pooled)]
-    pool_text = "; ".join("GPU %s holds %s of %s GiB, not judged for room: %s" % (
+    pool_text = "; ".join("GPU %s not judged for room (%s of %s GiB held): %s" % (
         g["index"], _gib(g["mem_used_mib"]), _gib(g["mem_total_mib"]), why) for g, why in pooled)
     if full:
         found = True

@@ -86,8 +86,8 @@ def test_tensorflow_with_allow_growth_off_is_not_judged_for_room():
 
     r, found = _watch(FILL1, tf)
     assert r.status == "pass" and not found
-    assert r.summary.startswith("GPU 0 holds 138.1 GiB of 140 GiB at the peak (98%); one GPU; GPU 0 holds 138.1 of "
-                                "140.4 GiB, not judged for room: pid ")
+    assert r.summary.startswith("GPU 0 holds 138.1 GiB of 140 GiB at the peak (98%); one GPU; GPU 0 not judged for "
+                                "room (138.1 of 140.4 GiB held): pid ")
     assert r.summary.endswith(" loads TensorFlow, which maps nearly all of a GPU at start "
                               "(TF_FORCE_GPU_ALLOW_GROWTH=true shows what it needs)")
 
@@ -133,7 +133,7 @@ def test_a_pool_beside_another_finding_is_said_as_a_note():
 
     r, found = _watch(two, tf0)
     sev = sorted((f.severity, f.message.split(":")[0]) for f in found)
-    assert sev == [("info", "GPU 0 holds 139.0 of 140.4 GiB, not judged for room"),
+    assert sev == [("info", "GPU 0 not judged for room (139.0 of 140.4 GiB held)"),
                    ("warning", "uneven GPU memory")]
 
 
