@@ -255,3 +255,40 @@ def test_shown_inert_takes_a_checks_own_quotes_in_and_leaves_plain_values():
     assert shown("eth0 on NVIDIA H100 80GB HBM3") == "eth0 on NVIDIA H100 80GB HBM3"
     # the default (plan's rows, which show a launch line's words) is as before
     assert Shown(["a;b"])("x 'a;b' a;b") == "x 'a;b' 'a;b'"
+
+
+# 87.: the collector believed a live /dev/shm/.statvfs (a recorded tree's statvfs numbers) that any user can write:
+# "1 0" made shm.size fail (root's slurm-health drains the node), a FIFO there hung the collector to its timeout
+
+def _in_own_shm(tmp_path, plant):
+    """`gpudoctor check --local --select shm.size --json` in a user and mount namespace whose /dev/shm is a fresh
+    2 GiB tmpfs holding what ``plant`` (a shell line) put there (unshare -rm: nothing mounted outside)."""
+    if not shutil.which("unshare") or subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode:
+        pytest.skip("no user and mount namespaces here")
+    shell = ("mount -t tmpfs -o size=2g tmpfs /dev/shm && chmod 1777 /dev/shm && %s && cd %s && "
+             "PYTHONPATH=%s timeout 60 %s -P -m gpudoctor check --local --select shm.size --json" % (
+                 plant, str(tmp_path), ROOT, sys.executable))
+    p = subprocess.run(["unshare", "-rm", "sh", "-c", shell], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.mark.parametrize("plant", ["echo '1 0' > /dev/shm/.statvfs",
+                                   "echo '1099511627776 1099511627776' > /dev/shm/.statvfs",
+                                   "mkfifo /dev/shm/.statvfs"])
+def test_a_planted_statvfs_file_in_dev_shm_is_never_believed(tmp_path, plant):
+    rc, out, err = _in_own_shm(tmp_path, plant)
+    assert rc == 0, (out[-1500:], err[-1500:])  # the real 2 GiB: shm.size passes; nothing hangs
+    doc = json.loads(out)
+    (res,) = [r for r in doc["checks"] if r["id"] == "shm.size"]
+    assert res["status"] == "pass" and "2.0 GiB" in json.dumps(res), res
+
+
+def test_a_recorded_tree_still_carries_its_statvfs_numbers(tmp_path):
+    from gpudoctor.collector.base import Context
+    from gpudoctor.collector.system import shm
+
+    (tmp_path / "dev" / "shm").mkdir(parents=True)
+    (tmp_path / "dev" / "shm" / ".statvfs").write_text("67108864 67108864\n")
+    got = shm(Context(root=str(tmp_path), env={}, python=None))
+    assert got["total_bytes"] == 67108864
+    assert Context(python=None).recorded("/dev/shm/.statvfs") is None

@@ -164,6 +164,10 @@ def section(name):
     return deco
 
 
+# the file name a recorded tree holds a folder's statvfs numbers in ("total free ..."; Context.recorded)
+RECORDED_STATVFS = ".statvfs"
+
+
 class Context(object):
     """Where facts come from. ``root`` prefixes every path (a recorded tree in tests);
     ``commands`` maps a command line (joined by spaces) to recorded (rc, stdout) replies,
@@ -191,6 +195,8 @@ class Context(object):
         return os.path.join(self.root, p.lstrip("/"))
 
     def read(self, p, default=None, limit=1 << 20):
+        if self.root in ("/", "") and p.rsplit("/", 1)[-1] == RECORDED_STATVFS:
+            return default  # a recorded tree's statvfs numbers, never a live file (see recorded())
         try:
             with open(self.path(p), "rb") as f:
                 # 64 KiB first: BufferedReader.read(n) allocates n bytes up front, and a block of
@@ -203,6 +209,16 @@ class Context(object):
                 return data.decode("utf-8", "replace")
         except (OSError, IOError):
             return default
+
+    def recorded(self, p):
+        """A file only a recorded tree carries in place of a system call's answer (``RECORDED_STATVFS``: the
+        statvfs numbers of /dev/shm, /tmp), read only under a recorded tree's root; None on the live file system,
+        where /dev/shm and /tmp are anyone's to write: a user's /dev/shm/.statvfs saying "1 0" made root's
+        slurm-health drain the node for a 1-byte /dev/shm (or hid a small one), and a FIFO there hung the collector
+        until its timeout (docs/security.md 87.)."""
+        if self.root in ("/", ""):
+            return None
+        return self.read(p)
 
     def readlines(self, p):
         text = self.read(p)

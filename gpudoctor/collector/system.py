@@ -21,10 +21,7 @@ ENV_SHOWN_NAMES = ("LD_LIBRARY_PATH", "LD_PRELOAD", "PATH", "PYTHONPATH", "PYTHO
                    "CONDA_DEFAULT_ENV", "VIRTUAL_ENV", "HOME", "USER", "SHELL", "MASTER_ADDR", "MASTER_PORT",
                    "WORLD_SIZE", "RANK", "LOCAL_RANK", "NODE_RANK", "OMP_NUM_THREADS", "PYTORCH_CUDA_ALLOC_CONF",
                    "HF_HOME", "TRANSFORMERS_CACHE", "ACCELERATE_CONFIG_FILE", "DS_ACCELERATOR",
-                   "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HOSTNAME",
-                   # how a framework's allocator takes GPU memory (watch.memory): JAX/XLA, TensorFlow
-                   "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCATE",
-                   "XLA_PYTHON_CLIENT_ALLOCATOR", "TF_FORCE_GPU_ALLOW_GROWTH")
+                   "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HOSTNAME")
 # A name is secret-looking when one of its parts (split at every character that is not a letter or a digit, and
 # between a lower-case letter or digit and a capital: HF_TOKEN, hfToken, --api-key) holds one of these words
 # anywhere (HFTOKEN, APIKEY, PGPASSWORD, PASSPHRASE, CREDENTIALS, AUTHORIZATION, OAUTH). JWT: Slurm's own token
@@ -310,7 +307,7 @@ def shm(ctx):
     mounts = [m for m in parse_mounts(ctx.read("/proc/self/mounts")) if m["mountpoint"] == "/dev/shm"]
     if not ctx.isdir("/dev/shm"):
         raise Unsupported("/dev/shm does not exist")
-    recorded = ctx.read("/dev/shm/.statvfs")  # recorded trees carry statvfs numbers here
+    recorded = ctx.recorded("/dev/shm/.statvfs")  # recorded trees carry statvfs numbers here (never a live file)
     if recorded is not None:
         total, free = [int(x) for x in recorded.split()[:2]]
     else:
