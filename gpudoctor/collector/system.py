@@ -21,7 +21,10 @@ ENV_SHOWN_NAMES = ("LD_LIBRARY_PATH", "LD_PRELOAD", "PATH", "PYTHONPATH", "PYTHO
                    "CONDA_DEFAULT_ENV", "VIRTUAL_ENV", "HOME", "USER", "SHELL", "MASTER_ADDR", "MASTER_PORT",
                    "WORLD_SIZE", "RANK", "LOCAL_RANK", "NODE_RANK", "OMP_NUM_THREADS", "PYTORCH_CUDA_ALLOC_CONF",
                    "HF_HOME", "TRANSFORMERS_CACHE", "ACCELERATE_CONFIG_FILE", "DS_ACCELERATOR",
-                   "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HOSTNAME")
+                   "GLOO_SOCKET_IFNAME", "TP_SOCKET_IFNAME", "HOSTNAME",
+                   # how a framework's allocator takes GPU memory (watch.memory): JAX/XLA, TensorFlow
+                   "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_PREALLOCATE",
+                   "XLA_PYTHON_CLIENT_ALLOCATOR", "TF_FORCE_GPU_ALLOW_GROWTH")
 # A name is secret-looking when one of its parts (split at every character that is not a letter or a digit, and
 # between a lower-case letter or digit and a capital: HF_TOKEN, hfToken, --api-key) holds one of these words
 # anywhere (HFTOKEN, APIKEY, PGPASSWORD, PASSPHRASE, CREDENTIALS, AUTHORIZATION, OAUTH). JWT: Slurm's own token
