@@ -208,3 +208,88 @@ def test_the_export_mode_keeps_the_users_names_and_adds_the_token():
     assert export_arg("HOME,X=1,bad name", "T") == "HOME,X=1,T"
     assert exports_path(None) and exports_path("ALL") and exports_path("PATH,HOME")
     assert not exports_path("NONE") and not exports_path("HOME")
+
+
+# ---------------------------------------------------------------- (e) a node broken in a new way: read-only /tmp
+
+def _tmp_ro(ms, name, ro=True):
+    """/tmp of the node's slurmd (its own mount namespace: tests/slurmcluster.py) read-only, as a root file system
+    that ext4's errors=remount-ro turned read-only; the bed's own folder stays writable (slurmd's spool and log)."""
+    pid = ms.slurmd[name].pid
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        assert b"slurmd" in f.read(), "not the slurmd of %s" % name
+    keep = ms.dir
+    script = ("mount --bind /tmp /tmp && mount -o remount,bind,ro /tmp && mount --bind %s %s && "
+              "mount -o remount,bind,rw %s" % (keep, keep, keep)) if ro else "mount -o remount,bind,rw /tmp"
+    # undoing it finds nothing to undo where the node's slurmd started again since (a new mount namespace)
+    subprocess.run(["nsenter", "-t", str(pid), "-m", "sh", "-c", script], check=ro, capture_output=True, timeout=10)
+
+
+def test_a_node_whose_tmp_is_read_only_is_drained_by_name_and_the_others_kept(ms):
+    """The walk of round 6 (e): sn1's /tmp read-only, gpudoctor's prolog installed. `check --via srun` from outside
+    a job and the prolog passed sn1 (no check looked at /tmp) and left it in service, where Open MPI's session
+    directory, inductor's and Triton's caches and torch's file store fail. Now the prolog drains sn1 with
+    tmp.writable's reason, the other three are checked and kept; the health check resumes sn1 once /tmp is
+    writable again."""
+    import json
+
+    ms.set_config("", checks=("tmp.writable",))
+    ms.enable("prolog")
+    _tmp_ro(ms, "sn1")
+    try:
+        p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-4]", "--json", "--select", "tmp.writable",
+                           "--timeout", "40"]), timeout=150, cwd=ms.cwd, env={"PYTHONPATH": REPO})
+        assert p.returncode == 1, (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+        doc = json.loads(p.stdout)
+        nodes = {n["host"]: n for n in doc["nodes"]}
+        assert nodes["sn1"]["error_kind"] == "node-drained", nodes["sn1"]
+        assert "gpudoctor: tmp.writable: /tmp is on a read-only file system" in nodes["sn1"]["error"], nodes["sn1"]
+        assert all(nodes[h]["reachable"] for h in ("sn2", "sn3", "sn4")), nodes
+        st = ms.states()
+        assert "DRAIN" in st["sn1"][0] and not any("DRAIN" in st[h][0] for h in ("sn2", "sn3", "sn4")), st
+        # 22.05's retry loop after an interactive job's failed prolog: ended by a new slurmd, whose mount namespace
+        # has the machine's writable /tmp again (the node repaired)
+        ms.end_prolog_retries(["sn1"])
+        ms.enable("prolog", False)
+        ms.enable("hc")
+        ms.wait(lambda s: "DRAIN" not in s["sn1"][0], timeout=30, what="sn1 resumed by the health check")
+    finally:
+        ms.enable("hc", False)
+        _tmp_ro(ms, "sn1", ro=False)
+
+
+@pytest.mark.parametrize("tmp, status, words", [
+    ({"path": "/tmp", "exists": True, "writable": True, "read_only": False, "free_bytes": 5 << 30,
+      "free_inodes": 10 ** 6, "fstype": "ext4", "mountpoint": "/"}, "pass", "/tmp writable, 5.0 GiB free (ext4 on /)"),
+    ({"path": "/tmp", "exists": True, "writable": False, "read_only": True, "free_bytes": 5 << 30,
+      "mount_options": "ro,relatime"}, "fail", "/tmp is on a read-only file system"),
+    ({"path": "/scratch/t", "from_tmpdir": True, "exists": True, "writable": False, "read_only": False,
+      "free_bytes": 5 << 30}, "fail", "$TMPDIR (/scratch/t) is not writable by this user"),
+    ({"path": "/tmp", "exists": True, "writable": True, "read_only": False, "free_bytes": 10 << 20,
+      "free_inodes": 10 ** 6}, "fail", "/tmp is full: 10.0 MiB free"),
+    ({"path": "/tmp", "exists": True, "writable": True, "read_only": False, "free_bytes": 5 << 30,
+      "free_inodes": 12}, "fail", "/tmp is full: 12 inodes free"),
+    ({"path": "/nosuch", "from_tmpdir": True, "exists": False, "writable": False}, "fail",
+     "$TMPDIR (/nosuch) does not exist"),
+    ({"path": "/tmp", "exists": True, "writable": "yes", "free_bytes": "lots"}, "skipped", "not a verdict"),
+])
+def test_tmp_writable_judges_the_folder(tmp, status, words):
+    from conftest import run_check
+
+    facts = {"node": "g1", "tmp": dict(tmp, status="ok")}
+    res = run_check("tmp.writable", facts)
+    got, text = res.outcomes["g1"]
+    assert got == status and words in " ".join([text] + [f.message for f in res.findings]), (got, text, res.findings)
+    if tmp.get("read_only"):
+        assert "nodename=g1 state=drain" in str(res.findings[0].fix), res.findings[0].fix
+
+
+def test_the_collector_reads_tmp_without_writing_and_a_recorded_tree(tmp_path):
+    from gpudoctor.collector import Context, collect
+
+    doc = collect(Context(python=None), only={"tmp"})["tmp"]
+    assert doc["status"] == "ok" and doc["exists"] is True and isinstance(doc["free_bytes"], int), doc
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "tmp" / ".statvfs").write_text("1000000000 5000 77 ro\n")
+    doc = collect(Context(root=str(tmp_path), env={}, python=None), only={"tmp"})["tmp"]
+    assert doc["read_only"] is True and doc["writable"] is False and doc["free_inodes"] == 77, doc

@@ -321,6 +321,51 @@ def shm(ctx):
             "mounted": bool(mounts)}
 
 
+def mount_of(mounts, path):
+    """The mount holding ``path`` (the longest mount point that is it or a folder above it; the last of those
+    mounted on the same point, which is the one in use), or None."""
+    best = None
+    for m in mounts:
+        mp = m["mountpoint"]
+        if path == mp or path.startswith(mp.rstrip("/") + "/"):
+            if best is None or len(mp) >= len(best["mountpoint"]):
+                best = m
+    return best
+
+
+@section("tmp")
+def tmp(ctx):
+    """The temporary folder the job's programs write to ($TMPDIR, else /tmp): whether this user may write there,
+    whether its file system is mounted read-only (a root file system that ext4's errors=remount-ro turned read-only
+    after disk errors, and slurmd still starts jobs), and its free space and inodes. Read only: nothing is written
+    (os.access and statvfs). LBNL NHC's configurations check the same (check_fs_mount_rw -f /tmp, check_fs_free
+    /tmp: https://github.com/mej/nhc)."""
+    env = ctx.env.get("TMPDIR")
+    path = env if env and env.startswith("/") and len(env) <= 4096 else "/tmp"
+    out = {"path": path, "from_tmpdir": path == env}
+    if not ctx.isdir(path):
+        out.update(exists=False, writable=False)
+        return out
+    recorded = ctx.read(path.rstrip("/") + "/.statvfs")  # recorded trees: "total free inodes [ro|rw] [denied]"
+    if recorded is not None:
+        bits = recorded.split()
+        total, free = int(bits[0]), int(bits[1])
+        files_free = int(bits[2]) if len(bits) > 2 else None
+        read_only = len(bits) > 3 and bits[3] == "ro"
+        writable = not read_only and not (len(bits) > 4 and bits[4] == "denied")
+        m = None
+    else:
+        st = os.statvfs(ctx.path(path))
+        total, free, files_free = st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize, st.f_favail
+        read_only = bool(st.f_flag & getattr(os, "ST_RDONLY", 1))
+        writable = os.access(ctx.path(path), os.W_OK | os.X_OK)
+        m = mount_of(parse_mounts(ctx.read("/proc/self/mounts")), os.path.realpath(path))
+    out.update(exists=True, writable=bool(writable), read_only=read_only, total_bytes=total, free_bytes=free,
+               free_inodes=files_free, mountpoint=m and m["mountpoint"], fstype=m and m["fstype"],
+               mount_options=m and m["options"])
+    return out
+
+
 _LIMIT_KEYS = {
     "Max locked memory": "memlock",
     "Max open files": "nofile",
