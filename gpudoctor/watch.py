@@ -33,13 +33,14 @@ RDMA_MIN = 1e6  # bytes/s through the HCAs that count as traffic
 SLOW_LINK = 0.5  # a node whose link carries under half of the others' median is a straggler
 # GPU memory (NVML's used, nvmlDeviceGetMemoryInfo; PyTorch's caching allocator counts there what it reserved,
 # https://pytorch.org/docs/stable/notes/cuda.html#memory-management): a GPU whose peak leaves under 5% of the card
-# free has no room for a longer sequence, an eval step or fragmentation (vLLM takes 90% by its
-# gpu_memory_utilization default, JAX 75% by XLA_PYTHON_CLIENT_MEM_FRACTION: both stay under it). A pool an
-# allocator takes at start is not judged for room (preallocated()): TensorFlow maps all but 1.5-1.8 GiB of a GPU
-# unless TF_FORCE_GPU_ALLOW_GROWTH=true (https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth;
-# gpu_device.cc's MinSystemMemory: 99% of an H200), JAX the fraction its variables name
-# (https://docs.jax.dev/en/latest/gpu_memory_allocation.html). One of the job's GPUs holding over 1.5x the median
-# of the others and 4 GiB more is uneven: data parallel ranks hold the same.
+# free has no room for a longer sequence, an eval step or fragmentation (vLLM takes 90% by its gpu_memory_utilization
+# default, JAX 75% by XLA_PYTHON_CLIENT_MEM_FRACTION: both stay under it). A pool an allocator takes at start is not
+# judged for room (preallocated()): TensorFlow maps all but 1.5-1.8 GiB of a GPU unless TF_FORCE_GPU_ALLOW_GROWTH=true
+# (https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth; gpu_device.cc's MinSystemMemory: 99% of an H200),
+# JAX the fraction its variables name (https://docs.jax.dev/en/latest/gpu_memory_allocation.html), vLLM its
+# gpu_memory_utilization for weights and KV cache (https://docs.vllm.ai/en/v0.8.5/serving/engine_args.html: 0.9 by
+# default; 0.95 and 0.97 are common). One of the job's GPUs holding over 1.5x the median of the others and 4 GiB more
+# is uneven: data parallel ranks hold the same.
 MEM_FULL = 0.95
 MEM_UNEVEN = 1.5
 MEM_UNEVEN_MIB = 4096
@@ -850,8 +851,8 @@ def _fraction(text):
 def preallocated(procs):
     """Why the memory a GPU's processes hold is an allocator's pool taken at start, not what the job needs (so a
     full GPU says nothing of its room), or None: JAX/XLA preallocating a fraction of 95% or more (its variables set
-    it; the 75% default stays under MEM_FULL and a pool that grew past it grew for the arrays), or a process that
-    loads TensorFlow with allow-growth off. Values from the node are parsed, never shown raw."""
+    it; the 75% default stays under MEM_FULL and a pool that grew past it grew for the arrays), a process that
+    loads TensorFlow with allow-growth off, or one that loads vLLM. Values from the node are parsed, never shown raw."""
     for p in procs:
         env, fw = _dict(p.get("env")), _list(p.get("frameworks"))
         name = next((n for n in ("XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_MEM_FRACTION") if n in env), None)
@@ -864,6 +865,9 @@ def preallocated(procs):
         if "tensorflow" in fw and str(env.get("TF_FORCE_GPU_ALLOW_GROWTH", "")).strip().lower() != "true":
             return "pid %s loads TensorFlow, which maps nearly all of a GPU at start (TF_FORCE_GPU_ALLOW_GROWTH=true " \
                    "shows what it needs)" % _int(p.get("pid"))
+        if "vllm" in fw:
+            return "pid %s loads vLLM, which takes --gpu-memory-utilization of the GPU (0.9 by default) for its " \
+                   "weights and KV cache at start (its log's KV cache size says the room)" % _int(p.get("pid"))
     return None
 
 

@@ -4,7 +4,8 @@
   TF_FORCE_GPU_ALLOW_GROWTH=true, 99% of an H200: every default TensorFlow job would read "near full". JAX
   preallocates 75% by default (under the line; a pool grown past it grew for the arrays) or the fraction its
   variables set; vLLM's gpu_memory_utilization default is 0.9. The line stays; a GPU whose memory is such a pool
-  (TensorFlow loaded with allow-growth off, or a JAX fraction of 95% or more) is not judged for room, and says why.
+  (TensorFlow loaded with allow-growth off, a JAX fraction of 95% or more, or vLLM, whose
+  --gpu-memory-utilization users set to 0.95-0.97) is not judged for room, and says why.
   The collector keeps the allocator variables and the framework names /proc/PID/maps shows (never a path).
 - stray contexts through the nvidia-smi sampler: its pids() maps gpu_bus_id to the index --query-gpu gave.
 Facts are gpu26's real recordings (fixtures/recorded/h200x2-2026-11-28d: 2x H200, and call2/: 1x H200)."""
@@ -51,9 +52,10 @@ def test_maps_give_the_framework_names_only():
             b"7f1c2a000000-7f1c2b000000 r-xp 00000000 08:01 1234 "
             b"/usr/lib/python3/dist-packages/tensorflow/libtensorflow_framework.so.2\n"
             b"7f00 r-xp 0 00:00 0 /opt/v/lib/python3.12/site-packages/jaxlib/_jax.so\n"
+            b"7f01 r-xp 0 0 0 /opt/v/lib/python3.12/site-packages/vllm/_C.abi3.so\n"
             b"7ffd r-xp 00000000 00:00 0                          [vdso]\n"
             b"7ffe rw-p 00000000 00:00 0 \n")
-    assert parse_maps_frameworks(maps) == ["jax", "tensorflow", "torch"]
+    assert parse_maps_frameworks(maps) == ["jax", "tensorflow", "torch", "vllm"]
     assert parse_maps_frameworks(b"") == [] and parse_maps_frameworks(None) == []
     # this test's own interpreter: no framework, and describe_process reads its maps
     from gpudoctor.collector.base import Context
@@ -99,6 +101,13 @@ def test_tensorflow_with_allow_growth_off_is_not_judged_for_room():
     assert r.status == "warn" and f.message.startswith("GPU memory near full")
     r, (f,) = _watch(FILL1, lambda w: _proc(w).update(frameworks=["torch"]))  # PyTorch does not preallocate
     assert r.status == "warn"
+
+
+def test_vllm_is_its_pool():
+    r, found = _watch(FILL1, lambda w: _proc(w).update(frameworks=["torch", "vllm"]))
+    assert r.status == "pass" and not found and r.summary.endswith(
+        "loads vLLM, which takes --gpu-memory-utilization of the GPU (0.9 by default) for its weights and KV cache at "
+        "start (its log's KV cache size says the room)")
 
 
 def test_a_jax_fraction_of_95_or_more_is_its_pool():

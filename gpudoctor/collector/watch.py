@@ -28,11 +28,14 @@ MAX_SECONDS = 600.0
 # (watch.memory: a pool taken at start is not what the tensors need): JAX/XLA's
 # (https://docs.jax.dev/en/latest/gpu_memory_allocation.html) and TensorFlow's allow-growth switch
 # (https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth)
-JOB_ENV_PREFIXES = ("NCCL_", "UCX_", "OMPI_", "XLA_PYTHON_CLIENT_", "XLA_CLIENT_MEM_FRACTION", "TF_FORCE_GPU_ALLOW_GROWTH")
+JOB_ENV_PREFIXES = ("NCCL_", "UCX_", "OMPI_", "XLA_PYTHON_CLIENT_", "XLA_CLIENT_MEM_FRACTION",
+                    "TF_FORCE_GPU_ALLOW_GROWTH")
 # a job process's framework, from the shared objects /proc/PID/maps lists (proc(5)): only these names are kept,
 # never a path. TensorFlow maps nearly all of a GPU at start unless allow-growth is on (gpu_device.cc's
-# MinSystemMemory leaves 1.5 GiB on compute capability 8.x, 1.8 GiB from 9.0).
-FRAMEWORK_LIBS = (("/libtensorflow_framework.so", "tensorflow"), ("/jaxlib/", "jax"), ("/torch/lib/libtorch", "torch"))
+# MinSystemMemory leaves 1.5 GiB on compute capability 8.x, 1.8 GiB from 9.0); vLLM takes its
+# gpu_memory_utilization (0.9 by default) for weights and KV cache (its compiled vllm/_C.abi3.so).
+FRAMEWORK_LIBS = (("/libtensorflow_framework.so", "tensorflow"), ("/jaxlib/", "jax"), ("/torch/lib/libtorch", "torch"),
+                  ("/vllm/_C", "vllm"))
 MAX_MAPS_BYTES = 4 << 20
 SHELLS = ("bash", "sh", "dash", "zsh", "ksh", "fish", "tcsh", "csh", "sshd", "sudo", "su", "tmux", "screen",
           "srun", "salloc", "sbatch", "slurmstepd", "login", "sshd-session")
