@@ -54,6 +54,30 @@ def host_excerpt(value, limit=40):
                                    " (cut at a character no host name has)")
 
 
+def missing(path):
+    """Why a named path that does not show (os.path.lexists said no) cannot be read, for the one line on stderr:
+    "no such file or directory" only where that is so. A folder on the way that this user cannot enter hides a file
+    that is there (lstat fails with EACCES, which os.path.exists and lexists turn into False): a non-root user's
+    `gpudoctor explain /root/job.log` said "no such file", and they looked for a typo (userwalk27)."""
+    full = os.path.abspath(os.path.expanduser(path))
+    try:
+        os.lstat(full)
+    except PermissionError:
+        cur = os.sep
+        for part in [x for x in full.split(os.sep) if x][:-1]:
+            cur = os.path.join(cur, part)
+            if os.path.isdir(cur) and not os.access(cur, os.X_OK):
+                return "permission denied (this user cannot enter the folder %s)" % excerpt(cur)
+        return "permission denied"
+    except NotADirectoryError:
+        return "not a directory: a part of the path before its last is a file"
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, FileNotFoundError) or not getattr(exc, "strerror", None):
+            return "no such file or directory"
+        return exc.strerror[:1].lower() + exc.strerror[1:]
+    return "no such file or directory"  # (it is there now: made between the two looks)
+
+
 def excerpt(value, limit=60):
     """A bounded, printable rendering of a value taken from input, for error messages: a
     hostfile line in /etc/shadow format, a 5,000-digit number or a 300 MB string must not

@@ -7,7 +7,7 @@ import os
 import shutil
 import sys
 
-from gpudoctor.errors import DuplicateKey, InputError, excerpt, read_input, unique_pairs
+from gpudoctor.errors import DuplicateKey, InputError, excerpt, missing, read_input, unique_pairs
 # gpudoctor.node, not runner (which re-exports it): runner imports the checks' registry and
 # fixline (shlex, string, unicodedata), 2-2.5 ms of a `facts` run, which judges nothing
 from gpudoctor.node import Node
@@ -246,7 +246,7 @@ def from_facts(path, what="--facts"):
         elif os.path.exists(path):
             files = [path]
         else:
-            raise InputError("%s %s: no such file or directory" % (what, path))
+            raise InputError("%s %s: %s" % (what, path, missing(path)))
     except OSError as exc:  # a folder we may not list
         raise InputError("cannot read facts %s: %s" % (path, exc.strerror or exc))
     except ValueError as exc:  # a path with a NUL byte

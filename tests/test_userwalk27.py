@@ -39,3 +39,57 @@ def test_plan_loop_passes_keep_their_line(gpudoctor_cli, tmp_path):
     assert rc == 0, err
     assert [(la["line"], la["argv"][-1]) for la in json.loads(out)["launches"]] == [(7, "--lr=1e-3"),
                                                                                    (7, "--lr=3e-4")], out
+
+
+def _as_nobody(args):
+    """The CLI run as user nobody (uid 65534) by the system's python3, the repository on its path: root passes every
+    permission check, so what a non-root user reads is only seen as one."""
+    import os
+    import subprocess
+
+    import pytest
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"):
+        pytest.skip("needs root (to run as nobody) and /usr/bin/python3")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": root, "HOME": "/tmp", "LANG": "C.UTF-8"}
+
+    def run(argv):
+        return subprocess.run(["/usr/bin/python3"] + argv, capture_output=True, text=True, env=env, cwd="/tmp",
+                              timeout=120, preexec_fn=lambda: (os.setgid(65534), os.setuid(65534)))
+
+    if run(["-c", "import gpudoctor.cli"]).returncode != 0:
+        pytest.skip("user nobody cannot import gpudoctor from %s with /usr/bin/python3" % root)
+    p = run(["-m", "gpudoctor"] + args)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_a_file_behind_a_folder_this_user_cannot_enter_is_not_missing():
+    # A non-root user's `gpudoctor explain /root/job.log` (and plan, check --facts, diff, --accelerate-config,
+    # --ssh-config) said "no such file or directory": os.path.exists is False when lstat fails with EACCES. The user
+    # looked for a typo; the file was there, behind a folder they cannot enter.
+    import os
+    import shutil
+    import tempfile
+
+    top = tempfile.mkdtemp(prefix="uw27-", dir="/tmp")
+    try:
+        os.chmod(top, 0o755)
+        locked = os.path.join(top, "locked")
+        os.mkdir(locked, 0o700)
+        for name, text in (("job.log", "RuntimeError: CUDA error: out of memory\n"), ("run.sh", "torchrun train.py\n"),
+                           ("node.json", "{}"), ("acc.yaml", "num_processes: 2\n")):
+            with open(os.path.join(locked, name), "w") as f:
+                f.write(text)
+        why = "permission denied (this user cannot enter the folder '%s')" % locked
+        for args in (["explain", locked + "/job.log"], ["explain", "--file", locked + "/job.log"],
+                     ["plan", locked + "/run.sh"], ["check", "--facts", locked + "/node.json"],
+                     ["diff", locked + "/node.json", locked + "/node.json"],
+                     ["plan", "--accelerate-config", locked + "/acc.yaml"]):
+            rc, out, err = _as_nobody(args)
+            assert rc == 2 and why in err and "no such file" not in err and len(err.splitlines()) == 1, (args, err)
+        # a file that is not there, in a folder the user can read, is still "no such file or directory"
+        rc, out, err = _as_nobody(["explain", top + "/nothere.log"])
+        assert rc == 2 and "no such file or directory" in err, err
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -8,7 +8,7 @@ import os
 import sys
 
 from gpudoctor.commands.check import add_launch_tail, launch_line
-from gpudoctor.errors import InputError
+from gpudoctor.errors import InputError, missing
 
 
 def add_parser(sub):
@@ -68,7 +68,7 @@ def run(args):
                          "and/or --accelerate-config / --deepspeed-config")
     if args.accelerate_config and not os.path.lexists(os.path.expanduser(args.accelerate_config)):
         # the file the user named here (a config a launch line names may be on the launching machine only)
-        raise InputError("--accelerate-config %s: no such file" % args.accelerate_config)
+        raise InputError("--accelerate-config %s: %s" % (args.accelerate_config, missing(args.accelerate_config)))
     plan = build_plan(accelerate=args.accelerate_config or None, accelerate_given=args.accelerate_config is not None,
                       deepspeed=args.deepspeed_config, launch=launch, hosts=args.hosts,
                       given=args.launch is not None)

@@ -11,7 +11,7 @@ import os
 import stat
 import sys
 
-from gpudoctor.errors import InputError, excerpt
+from gpudoctor.errors import InputError, excerpt, missing
 from gpudoctor.fixline import sh
 
 MAX_FILES = 10000  # files one explain reads (a job of 10,000 ranks' logs)
@@ -49,7 +49,7 @@ def split_arguments(args):
         if _is_path(one):
             return None, [one]
         if _looks_like_a_path(one):
-            raise InputError("cannot read %s: no such file or directory" % excerpt(one))
+            raise InputError("cannot read %s: %s" % (excerpt(one), missing(one)))
         if not one.strip():  # `explain "$ERR"` with ERR unset: nothing was given, not an unknown error
             raise InputError("the error text is empty: give the error message, '-' to read standard input, or a log "
                              "file")
@@ -59,8 +59,9 @@ def split_arguments(args):
         if p == "-":
             raise InputError("'-' (standard input) cannot be given with files")
         if not _is_path(p):
-            if len(pos) < 2:  # --file LOG: no error text could have been meant
-                raise InputError("cannot read %s: no such file or directory" % excerpt(p))
+            why = missing(p)
+            if len(pos) < 2 or not why.startswith("no such"):  # --file LOG: no error text could have been meant
+                raise InputError("cannot read %s: %s" % (excerpt(p), why))
             raise InputError("cannot read %s: no such file or directory (several arguments are files to read; "
                              "quote an error text as one argument)" % excerpt(p))
     return None, paths

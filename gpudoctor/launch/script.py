@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from gpudoctor.collector.system import credential_pattern, credential_shape, env_shown, secret_env_name
-from gpudoctor.errors import InputError, NotRegularFile, excerpt, read_input
+from gpudoctor.errors import InputError, NotRegularFile, excerpt, missing, read_input
 
 MAX_SCRIPT = 1 << 20
 MAX_COMMANDS = 20000
@@ -3985,7 +3985,7 @@ def script_command(argv):
         if i < len(argv):
             if os.path.lexists(argv[i]):  # a FIFO, a device, a folder: the input rule says which
                 _not_regular(argv[i])
-            raise InputError("cannot read script %s: no such file" % excerpt(argv[i], 80))
+            raise InputError("cannot read script %s: %s" % (excerpt(argv[i], 80), missing(argv[i])))
         return None
     if _is_launcher(argv) or prog == "srun":
         return None
@@ -3994,8 +3994,9 @@ def script_command(argv):
     if re.search(r"\.(sh|bash|sbatch|slurm|job)$", argv[0]) or "/" in argv[0]:
         if os.path.lexists(argv[0]):  # not a regular file: refused by the one input rule, with its reason
             _not_regular(argv[0])
-        raise InputError("cannot read script %s: no such file (or give a launcher: torchrun, deepspeed, ...)"
-                         % excerpt(argv[0], 80))
+        why = missing(argv[0])
+        raise InputError("cannot read script %s: %s" % (excerpt(argv[0], 80), why + (
+            " (or give a launcher: torchrun, deepspeed, ...)" if why.startswith("no such") else "")))
     return None
 
 

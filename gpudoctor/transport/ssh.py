@@ -138,10 +138,10 @@ def make_config(ssh_config=None):
     not a traceback from fabric's parser or from int() in Connection()."""
     from fabric import Config
 
-    from gpudoctor.errors import InputError, excerpt
+    from gpudoctor.errors import InputError, excerpt, missing
 
     if ssh_config and not os.path.lexists(ssh_config):  # a FIFO or a device: refused below, saying what it is
-        raise InputError("--ssh-config %s: no such file" % ssh_config)
+        raise InputError("--ssh-config %s: %s" % (ssh_config, missing(ssh_config)))
     for path in [ssh_config] if ssh_config else ["/etc/ssh/ssh_config", os.path.expanduser("~/.ssh/config")]:
         _check_ssh_config(path)
     # (user's first, then the system's: ssh takes the first value it obtains; -F's file is a user config)
