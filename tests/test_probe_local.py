@@ -9,6 +9,20 @@ import uuid
 from gpudoctor.probe import launch, node, run
 
 
+def returns_within(seconds, fn, *args, **kwargs):
+    """fn's result, called in a thread given `seconds` to return (a deadline on the state "it returned", far
+    below the stand-ins' hangs of 300-3600 s, far above any budget here: a busy machine cannot fail it).
+    How close a run keeps to its budget is a benchmark's figure (bench/deadline_bench.py), not a test's."""
+    import threading
+
+    got = []
+    t = threading.Thread(target=lambda: got.append(fn(*args, **kwargs)), daemon=True)
+    t.start()
+    t.join(seconds)
+    assert got, "no return within %s s" % seconds
+    return got[0]
+
+
 def wait_for(fn, timeout=10):
     deadline = time.time() + timeout
     while True:
@@ -36,20 +50,20 @@ def test_the_probe_classifies_a_hang_and_leaves_nothing(tmp_path):
     py = tmp_path / "python3"
     py.write_text("#!/bin/sh\nexec sleep 300\n")
     py.chmod(py.stat().st_mode | stat.S_IEXEC)
-    t0 = time.time()
-    doc = run.probe(["a", "b"], launch.LocalTransport(python=str(py)), mode="tcp", budget=4)
-    assert time.time() - t0 < 4 + 1
+    # the budget ended the run, not the 300 s hang
+    doc = returns_within(120, run.probe, ["a", "b"], launch.LocalTransport(python=str(py)), mode="tcp", budget=4)
     assert [n["error_kind"] for n in doc["nodes"]] == ["hang", "hang"]
     assert all(c["left"] == 0 for c in doc["cleanup"].values())
     assert wait_for(lambda: node.find_run(doc["run_id"]) == [], 5) is True
 
 
 def test_nccl_worker_without_torch_is_classified(tmp_path):
-    # this interpreter has no torch: every rank says so and the node is reported, promptly
-    doc = run.probe(["g0", "g1"], launch.LocalTransport(), mode="nccl", budget=30, gpus=1)
+    # this interpreter has no torch: every rank says so and the node is reported, promptly: with a budget of
+    # 600 s, a run that waited for the budget would not return within the 120 s given
+    doc = returns_within(120, run.probe, ["g0", "g1"], launch.LocalTransport(), mode="nccl", budget=600, gpus=1)
     job = doc["jobs"][0]
     assert job["scope"] == "all" and not job["ok"] and job["error_kind"] == "no-torch"
-    assert doc["elapsed_s"] < 20 and all(c["left"] == 0 for c in doc["cleanup"].values())
+    assert all(c["left"] == 0 for c in doc["cleanup"].values())
 
 
 FAKE_TORCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_torch")
@@ -85,16 +99,17 @@ def test_a_node_streaming_garbage_is_cut_off(tmp_path):
     py = tmp_path / "python3"
     py.write_text("#!/bin/sh\nexec yes '{\"event\": \"stage\"}'\n")  # endless well-formed events
     py.chmod(py.stat().st_mode | stat.S_IEXEC)
-    doc = run.probe(["a"], launch.LocalTransport(python=str(py)), mode="tcp", budget=20)
-    assert doc["nodes"][0]["error_kind"] == "garbage" and doc["elapsed_s"] < 10
+    # cut off, not ended by the budget: with 600 s, a run that waited for it would not return within 120 s
+    doc = returns_within(120, run.probe, ["a"], launch.LocalTransport(python=str(py)), mode="tcp", budget=600)
+    assert doc["nodes"][0]["error_kind"] == "garbage"
     assert wait_for(lambda: node.find_run(doc["run_id"]) == [], 5) is True
 
 
 def test_a_rank_stuck_in_init_is_classified_within_the_budget():
     env = {"n1": {"PYTHONPATH": FAKE_TORCH}, "n2": {"PYTHONPATH": FAKE_TORCH, "FAKE_HANG": "init"}}
-    t0 = time.time()
-    doc = run.probe(["n1", "n2"], launch.LocalTransport(), mode="nccl", budget=7, gpus=1, node_env=env)
-    assert time.time() - t0 < 7 + 1
+    # the budget ended the run, not the stand-in's 3600 s hang in init
+    doc = returns_within(120, run.probe, ["n1", "n2"], launch.LocalTransport(), mode="nccl", budget=7, gpus=1,
+                         node_env=env)
     (job,) = doc["jobs"]
     assert job["error_kind"] == "init-hang" and not job["ok"]
     assert all(c.get("left") == 0 for c in doc["cleanup"].values())

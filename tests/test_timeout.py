@@ -11,19 +11,18 @@ import pytest
 
 @pytest.fixture
 def hung_python(tmp_path):
-    """A job interpreter that never answers (stuck importing from a dead NFS mount)."""
+    """A job interpreter that never answers (stuck importing from a dead NFS mount). It hangs for
+    600 s, five times the deadline gpudoctor_cli gives the whole run (120 s): a run that ends at all
+    was ended by its --timeout, whatever the machine's load (no wall-clock bound in the test)."""
     p = tmp_path / "python-hangs"
-    p.write_text("#!/bin/sh\necho $$ > %s.pid\nexec sleep 20\n" % p)
+    p.write_text("#!/bin/sh\necho $$ > %s.pid\nexec sleep 600\n" % p)
     p.chmod(0o755)
     return str(p)
 
 
 def test_local_run_past_timeout_exits_1_and_says_so(gpudoctor_cli, hung_python):
-    t0 = time.time()
     rc, out, err = gpudoctor_cli("check", "--timeout", "1", "--python", hung_python, "--format", "json")
-    took = time.time() - t0
-    assert rc == 1, err
-    assert took < 6, took  # the deadline ended the run, not the 20 s probe
+    assert rc == 1, err  # within gpudoctor_cli's 120 s: the deadline ended the run, not the 600 s probe
     rep = json.loads(out)
     (node,) = rep["nodes"]
     assert node["reachable"] is False and node["error_kind"] == "timeout"
@@ -56,10 +55,9 @@ def test_fast_tier_does_not_probe_another_interpreter(gpudoctor_cli, hung_python
     bindir = os.path.dirname(hung_python)
     os.rename(hung_python, os.path.join(bindir, "python3"))
     env = {"PATH": bindir + ":" + os.environ.get("PATH", "")}
-    t0 = time.time()
     rc, out, err = gpudoctor_cli("check", "--fast", "--timeout", "5", "--format", "json", env=env)
-    assert time.time() - t0 < 4
     assert json.loads(out)["nodes"][0]["reachable"] is True, err
+    assert not os.path.exists(hung_python + ".pid")  # the hung python3 never started (it writes its pid first)
 
 
 def test_deadline_reraises_errors_of_the_work():
