@@ -19,6 +19,11 @@ FIX_RUNTIME = {
 }
 
 
+# Full: less free than Docker's whole default /dev/shm (64 MB), where NCCL fails "failed to extend /dev/shm", or than
+# a quarter of the site's shm_min where that is smaller
+SHM_FULL_BYTES = 64 << 20
+
+
 def container_fix(container):
     return FIX_RUNTIME.get(container, FIX_CONTAINER) if container else FIX_HOST
 
@@ -47,6 +52,14 @@ def shm_size(facts, config):
             "/dev/shm is %s%s, below the %s minimum" % (
                 human_bytes(shm["total_bytes"]), " (container: %s)" % container if container else "", human_bytes(want)),
             observed=human_bytes(shm["total_bytes"]), expected=">= %s" % human_bytes(want), fix=fix)
+    elif shm["free_bytes"] < min(SHM_FULL_BYTES, want // 4):
+        # as little room as Docker's default gives in all, which NCCL's SHM transport and DataLoader workers already
+        # fail in; a node's prolog passed (a warning) with 5 MiB free of 1.1 GiB, left by a job's segments (slurm27)
+        yield Finding.error(
+            "/dev/shm is full: %s free of %s (segments that earlier jobs left?)" % (
+                human_bytes(shm["free_bytes"]), human_bytes(shm["total_bytes"])),
+            observed="%s free" % human_bytes(shm["free_bytes"]), expected=">= %s free" % human_bytes(want),
+            fix="ls -la /dev/shm  # remove the leftovers of finished jobs (nccl-*, torch_*, psm_*), then check again")
     elif shm["free_bytes"] < want:
         yield Finding.warning(
             "/dev/shm has only %s free of %s: stale segments of earlier jobs?" % (

@@ -71,7 +71,8 @@ def test_facts_folder_and_save_roundtrip(gpudoctor_cli, tmp_path):
 
 
 def test_strict_makes_warnings_fail(gpudoctor_cli, tmp_path):
-    warn = patched(node_facts("devbox-debian12-nogpu"), shm={"total_bytes": 16 << 30, "free_bytes": 1 << 20})
+    # below the 1 GiB minimum free, above "full" (64 MiB free: an error since slurm27)
+    warn = patched(node_facts("devbox-debian12-nogpu"), shm={"total_bytes": 16 << 30, "free_bytes": 512 << 20})
     p = tmp_path / "w.json"
     p.write_text(json.dumps(warn))
     assert gpudoctor_cli("check", "--facts", str(p), "--select", "shm")[0] == 0

@@ -225,17 +225,27 @@ def _tmp_ro(ms, name, ro=True):
     subprocess.run(["nsenter", "-t", str(pid), "-m", "sh", "-c", script], check=ro, capture_output=True, timeout=10)
 
 
+def _shm_full(ms, name, full=True):
+    """The node's /dev/shm (its slurmd's mount namespace) a 40 MiB tmpfs with 38 MiB taken, as segments a job left."""
+    script = ("mount -t tmpfs -o size=40m tmpfs /dev/shm && fallocate -l 38m /dev/shm/left-by-a-job" if full else
+              "rm -f /dev/shm/left-by-a-job; umount /dev/shm")
+    subprocess.run(["nsenter", "-t", str(ms.slurmd[name].pid), "-m", "sh", "-c", script], check=full,
+                   capture_output=True, timeout=10)
+
+
 def test_a_node_whose_tmp_is_read_only_is_drained_by_name_and_the_others_kept(ms):
     """The walk of round 6 (e): sn1's /tmp read-only, gpudoctor's prolog installed. `check --via srun` from outside
     a job and the prolog passed sn1 (no check looked at /tmp) and left it in service, where Open MPI's session
     directory, inductor's and Triton's caches and torch's file store fail. Now the prolog drains sn1 with
     tmp.writable's reason, the other three are checked and kept; the health check resumes sn1 once /tmp is
-    writable again."""
+    writable again. sn4's /dev/shm full (2 MiB free: a job's leftover segments) was a warning, which no prolog
+    drains; it is an error now, and sn4 is drained with it."""
     import json
 
-    ms.set_config("", checks=("tmp.writable",))
+    ms.set_config('shm_min = "32MiB"\n', checks=("tmp.writable", "shm.size"))  # sn3's 64 MiB /dev/shm passes
     ms.enable("prolog")
     _tmp_ro(ms, "sn1")
+    _shm_full(ms, "sn4")
     try:
         p = ms.run(*(GD + ["check", "--via", "srun", "--nodes", "sn[1-4]", "--json", "--select", "tmp.writable",
                            "--timeout", "40"]), timeout=150, cwd=ms.cwd, env={"PYTHONPATH": REPO})
@@ -244,18 +254,22 @@ def test_a_node_whose_tmp_is_read_only_is_drained_by_name_and_the_others_kept(ms
         nodes = {n["host"]: n for n in doc["nodes"]}
         assert nodes["sn1"]["error_kind"] == "node-drained", nodes["sn1"]
         assert "gpudoctor: tmp.writable: /tmp is on a read-only file system" in nodes["sn1"]["error"], nodes["sn1"]
-        assert all(nodes[h]["reachable"] for h in ("sn2", "sn3", "sn4")), nodes
+        assert nodes["sn4"]["error_kind"] == "node-drained", nodes["sn4"]
+        assert "gpudoctor: shm.size: /dev/shm is full: 2.0 MiB free" in nodes["sn4"]["error"], nodes["sn4"]
+        assert nodes["sn2"]["reachable"] and nodes["sn3"]["reachable"], nodes
         st = ms.states()
-        assert "DRAIN" in st["sn1"][0] and not any("DRAIN" in st[h][0] for h in ("sn2", "sn3", "sn4")), st
+        assert [h for h in ms.names if "DRAIN" in st[h][0]] == ["sn1", "sn4"], st
         # 22.05's retry loop after an interactive job's failed prolog: ended by a new slurmd, whose mount namespace
-        # has the machine's writable /tmp again (the node repaired)
-        ms.end_prolog_retries(["sn1"])
+        # has the machine's writable /tmp and /dev/shm again (the nodes repaired)
+        ms.end_prolog_retries(["sn1", "sn4"])
         ms.enable("prolog", False)
         ms.enable("hc")
-        ms.wait(lambda s: "DRAIN" not in s["sn1"][0], timeout=30, what="sn1 resumed by the health check")
+        ms.wait(lambda s: not any("DRAIN" in s[h][0] for h in ("sn1", "sn4")), timeout=30,
+                what="sn1 and sn4 resumed by the health check")
     finally:
         ms.enable("hc", False)
         _tmp_ro(ms, "sn1", ro=False)
+        _shm_full(ms, "sn4", full=False)
 
 
 @pytest.mark.parametrize("tmp, status, words", [
@@ -293,3 +307,21 @@ def test_the_collector_reads_tmp_without_writing_and_a_recorded_tree(tmp_path):
     (tmp_path / "tmp" / ".statvfs").write_text("1000000000 5000 77 ro\n")
     doc = collect(Context(root=str(tmp_path), env={}, python=None), only={"tmp"})["tmp"]
     assert doc["read_only"] is True and doc["writable"] is False and doc["free_inodes"] == 77, doc
+
+
+def test_a_full_dev_shm_is_an_error_relative_to_shm_min():
+    from conftest import run_check
+
+    from gpudoctor.config import Config
+
+    def shm(free, total=1100 << 20, **cfg):
+        facts = {"node": "g1", "host": {"status": "ok"}, "shm": {"status": "ok", "total_bytes": total, "free_bytes": free}}
+        config = Config()
+        for k, v in cfg.items():
+            setattr(config, k, v)
+        return run_check("shm.size", facts, config).outcomes["g1"]
+
+    assert shm(5 << 20) == ("fail", "/dev/shm is full: 5.0 MiB free of 1.1 GiB (segments that earlier jobs left?)")
+    assert shm(200 << 20)[0] == "warn"  # below 1 GiB free, not full: a warning, as before
+    assert shm(10 << 20, min_shm_bytes=32 << 20)[0] == "warn"  # a site's 32 MiB minimum: full below 8 MiB
+    assert shm(5 << 20, min_shm_bytes=32 << 20)[0] == "fail"

@@ -603,12 +603,45 @@ class SrunTransport(Transport):
             left = self.timeout - (time.time() - t0)
             if in_allocation() or not again or left < 1.0:
                 return
+            # The job's other nodes ran their prologs at the same time, and one that failed there too drained itself
+            # while srun named only the first: a 4-node Slurm 22.05 with sn1's /tmp read-only and sn4's /dev/shm
+            # full said "Prolog failure on node sn1" alone, sn4 drained in the same second; the run again asked for
+            # sn4, its job stayed queued (a drained node) and sn4 read 'timeout' after the whole deadline (slurm27).
+            # The run again waits for the ended job to leave the nodes (COMPLETING: their prologs end) and leaves out
+            # what Slurm lists as out of service then, with its reason
+            self._wait_completing([h.name for h in again], min(5.0, left / 4))
+            now = self._preflight([h.name for h in again])
+            for h in again:
+                if h.name in now:
+                    done[h.name] = now[h.name]
+            again = [h for h in again if h.name not in now]
+            left = self.timeout - (time.time() - t0)
+            if not again or left < 1.0:
+                return
             saved, self.timeout = self.timeout, max(left, min(5.0, self.timeout))
             try:
                 for n in self._run(again, payload) or []:
                     done[n.host] = n
             finally:
                 self.timeout = saved
+
+    def _wait_completing(self, names, seconds):
+        """Until no node of ``names`` is COMPLETING (a job that ended is still leaving it: its prolog or epilog
+        runs), or ``seconds`` passed; one scontrol call every 0.2 s, each bounded."""
+        from gpudoctor.nodes import fold
+
+        scontrol = shutil.which("scontrol")
+        end = time.time() + seconds
+        while scontrol and names:
+            try:
+                p = subprocess.run([scontrol, "show", "node", "-o", fold(names)], stdin=subprocess.DEVNULL,
+                                   capture_output=True, timeout=max(1.0, min(5.0, seconds)))
+            except (OSError, subprocess.TimeoutExpired):
+                return
+            states = parse_node_states(p.stdout[:MAX_OUTPUT].decode("utf-8", "replace"))
+            if not any("COMPLETING" in (states.get(n) or ("",))[0] for n in names) or time.time() >= end:
+                return
+            time.sleep(0.2)
 
     def _isolate(self, hosts, timeout):
         """(hosts where `srun -w NODE true` ran within ``timeout``, hosts where it did not, hosts
