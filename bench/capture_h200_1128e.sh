@@ -9,6 +9,8 @@ cd "$(dirname "$0")/../.."
 R=/tmp/gpu27; mkdir -p $R; H=$PWD/build/gpu27
 PY=/opt/torch/.venv/bin/python; TR=/opt/torch/.venv/bin/torchrun
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1 COLUMNS=120
+END=$((SECONDS + ${BUDGET_S:-370}))  # phases that would start past this are skipped (the call's limit was 420 s)
+late() { [ $SECONDS -ge $END ] && { echo "$1 skipped: past the harness's budget" >>$R/steps.txt; return 0; }; return 1; }
 snap() { tar czf $OUT/gpu27.tgz.part -C $R . && mv $OUT/gpu27.tgz.part $OUT/gpu27.tgz; }  # after each phase: a cut run
 # still brings back what it had (call 1 of gpu27 timed out before its one final tar and brought back nothing)
 step() { local name=$1 t=$2; shift 2; local s=$EPOCHREALTIME
@@ -44,7 +46,7 @@ step probe-json 90 $GD probe --local --python $PY --json --budget 60
 step probe-text 90 $GD probe --local --python $PY --budget 60
 snap
 # 2. real GPU failures, explained where they happened
-fail() { local kind=$1 np=$2 s=$EPOCHREALTIME
+fail() { local kind=$1 np=$2 s=$EPOCHREALTIME; late fail-$kind && return
   KIND=$kind timeout -k 5 45 $TR --nproc-per-node $np --master-port $((29600 + RANDOM % 100)) $H/fail.py >$R/fail-$kind.log 2>&1
   echo "fail-$kind rc=$? secs=$(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $s}")" | tee -a $R/steps.txt
   step explain-$kind 60 $GD explain --json $R/fail-$kind.log; }
@@ -53,14 +55,14 @@ fail assert $NPF; fail oom $NPF; fail device $NPF
 [ $NG -ge 2 ] && fail duplicate 2
 snap
 # 3. watch over real jobs; pynvml first, then the nvidia-smi sampler (nvidia-ml-py uninstalled) on the same job
-job() { local name=$1 np=$2; shift 2
+job() { local name=$1 np=$2; shift 2; J=; late $name && return
   env "$@" SECONDS_RUN=${RUNS:-24} timeout -k 5 100 $TR --nproc-per-node $np --master-port $((29700 + RANDOM % 100)) $H/mem.py >$R/$name-job.log 2>&1 & J=$!
   ready $R/$name-job.log $np || echo "$name: ranks not ready" >>$R/steps.txt
   step $name-apps 20 nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv
   step $name-watch-json 40 $GD watch --local --python $PY --seconds 5 --json --save $R/$name-save
   step $name-watch-text 40 $GD watch --local --python $PY --seconds 4
 }
-smi() { step $1-smiwatch-json 40 $GD2 watch --local --python $PY --seconds 5 --json --save $R/$1-smisave; }
+smi() { [ -n "$J" ] || return; step $1-smiwatch-json 40 $GD2 watch --local --python $PY --seconds 5 --json --save $R/$1-smisave; }
 if [ $NG -ge 2 ]; then
   job stray 2 STRAY=1 MEM_GIB=10; smi stray; step stray-prom 30 $GD watch --local --python $PY --seconds 3 --format prometheus; wait $J; echo "stray job rc=$?" >>$R/steps.txt
   job barrier 2 STRAY=barrier MEM_GIB=10; smi barrier; wait $J; echo "barrier job rc=$?" >>$R/steps.txt
@@ -69,7 +71,7 @@ else
   RUNS=16 job one 1 MEM_GIB=12; wait $J; echo "one job rc=$?" >>$R/steps.txt
 fi
 snap
-jaxjob() { local name=$1; shift
+jaxjob() { local name=$1; shift; late $name && return
   env "$@" CUDA_VISIBLE_DEVICES=0 SECONDS_RUN=16 timeout -k 5 60 $PY $H/jax.py >$R/$name-job.log 2>&1 & J=$!
   ready $R/$name-job.log 1 || echo "$name: not ready" >>$R/steps.txt
   step $name-apps 20 nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv
