@@ -80,18 +80,21 @@ def test_the_listener_takes_only_the_peer_that_sends_the_run_key():
     assert _intrude(port, os.urandom(32) + b"U")
     # from another address, even with the key: closed before it is read
     assert _intrude(port, KEY + b"U", src="127.0.0.3")
-    t0 = time.time()
     cli = launch.start_worker(tr, "b", {"role": "tcp-client", "peer_addr": "127.0.0.1", "port": port,
                                         "src_addr": "127.0.0.2", "key": KEY.hex(), "seconds": 0.2, "streams": 2,
                                         "connect_s": 3, "hard_s": 15}, token)
     rc, rs = cli.next_event(time.time() + 20), srv.next_event(time.time() + 20)
-    took = time.time() - t0
     for s in silent:
         s.close()
     assert rc["ok"] and rs["ok"], (rc, rs)
     assert rc["rx_gbps"] > 0.05 and rs["rx_gbps"] > 0.05  # the pair measured as if nobody else came
     assert rs["rejected"] >= 4
-    assert took < 8, took
+    # a state, not the clock: the server's accept window is 8 s (_server) and a silent connection holds a
+    # handshake for HANDSHAKE_S (2 s): six taken one after the other (12 s) would end the window with "no-peer",
+    # so the server's ok above is the proof that they did not hold up the peer
+    from gpudoctor.probe.node import HANDSHAKE_S
+
+    assert 6 * HANDSHAKE_S > 8
     launch.cleanup_run(tr, ["a"], token, timeout=5)
 
 
@@ -272,7 +275,10 @@ def test_a_hung_pair_gets_its_share_and_the_rounds_after_it_run():
     assert skipped == 0 and len(done) == 6
     assert {frozenset((p["a"], p["b"])) for p in done if not p["error"]} == {
         frozenset(x) for x in (("n1", "n2"), ("n1", "n3"), ("n2", "n3"))}
-    assert time.time() - t0 < 2.0
+    # states, not the clock: three rounds, each with a deadline of its own, the last within the cap (a first hung
+    # pair that took the whole window left one deadline, and skipped the rounds after it)
+    ds = sorted(ends)
+    assert len(ds) == 3 and ds[0] < ds[1] < ds[2] <= t0 + 3, (ds, t0)
 
 
 def test_an_interrupt_reports_what_was_measured_and_ends_the_workers(monkeypatch):
@@ -309,11 +315,12 @@ def test_an_interrupt_reports_what_was_measured_and_ends_the_workers(monkeypatch
     (["--nodes", "n[1-99999999]&n[1-3]"], "more than --max-nodes"),
 ])
 def test_bad_arguments_are_refused_before_anything_starts(args, msg):
-    t0 = time.time()
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "probe", "--budget", "5"] + args, capture_output=True,
+    # --budget 600: a run that started anything would still run at subprocess's deadline (60 s), a deadline on the
+    # state "refused", not a wall-clock bound
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "probe", "--budget", "600"] + args, capture_output=True,
                        text=True, timeout=60)
     assert p.returncode == 2 and msg in p.stderr and "Traceback" not in p.stderr, p.stderr
-    assert len(p.stderr.strip().splitlines()) == 1 and time.time() - t0 < 5
+    assert len(p.stderr.strip().splitlines()) == 1
 
 
 def test_more_nodes_than_this_machine_can_hold_connections_to_are_refused_before_anything_starts():
