@@ -129,3 +129,44 @@ def test_crashloop_beside_the_container_own_error_is_its_cascade(cli, tmp_path):
     assert root_id(doc) != "k8s.crashloop", ids(doc)
     roles = {f["id"]: f["role"] for f in doc["findings"]}
     assert roles.get("k8s.crashloop") in (None, "cascade"), roles
+
+
+# ---- 4. torch.multiprocessing.spawn's report of a child that died without a Python error
+
+SPAWN = ("Traceback (most recent call last):\n  File \"/work/train.py\", line 88, in <module>\n"
+         "    mp.spawn(main, args=(world_size,), nprocs=world_size, join=True)\n"
+         "  File \"/usr/lib/python3/dist-packages/torch/multiprocessing/spawn.py\", line 340, in spawn\n"
+         "    return start_processes(fn, args, nprocs, join, daemon, start_method=\"spawn\")\n"
+         "  File \"/usr/lib/python3/dist-packages/torch/multiprocessing/spawn.py\", line 230, in join\n"
+         "    raise ProcessExitedException(\n"
+         "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal %s\n")
+
+
+def test_a_spawned_child_killed_by_sigkill_is_the_oom_reading(cli, tmp_path):
+    # ProcessContext.join's message for a child a signal ended (torch/multiprocessing/spawn.py, f"process {i:d}
+    # terminated with signal {name}"): the same reading as torchrun's 'failed (exitcode: -9)'
+    _, doc = explain_paste(cli, tmp_path, SPAWN % "SIGKILL")
+    assert root_id(doc) == "elastic.sigkill" and doc["verdict"] == "root_cause", ids(doc)
+    _, doc = explain_paste(cli, tmp_path, SPAWN % "SIGBUS", name="bus.txt")
+    assert root_id(doc) == "elastic.sigbus", ids(doc)
+    # before, the exception's class read from its shape: torch.library_error ('PyTorch rejects how it is called')
+    assert "torch.library_error" not in ids(doc)
+
+
+def test_a_spawned_child_that_exited_or_aborted_is_an_echo(cli, tmp_path):
+    for tail, name in (("process 1 terminated with exit code 1", "exit.txt"),
+                       ("process 1 terminated with signal SIGABRT", "abrt.txt")):
+        text = (SPAWN % "X").replace("process 1 terminated with signal X", tail)
+        _, doc = explain_paste(cli, tmp_path, text, name=name)
+        assert doc["verdict"] == "echo_only", (tail, doc["verdict"], ids(doc))
+        assert root_id(doc) in ("cascade.child_failed", "cascade.signal"), (tail, ids(doc))
+
+
+def test_the_child_own_error_stays_the_root(cli, tmp_path):
+    # ProcessRaisedException carries the child's traceback ('-- Process 1 terminated with the following error:'): the
+    # child's exception answers, the spawn report adds nothing
+    text = ("torch.multiprocessing.spawn.ProcessRaisedException: \n\n-- Process 1 terminated with the following error:\n"
+            "Traceback (most recent call last):\n  File \"/work/train.py\", line 12, in main\n    import numpy\n"
+            "ModuleNotFoundError: No module named 'numpy'\n")
+    _, doc = explain_paste(cli, tmp_path, text)
+    assert root_id(doc) not in ("cascade.child_failed", "cascade.signal", "elastic.sigkill"), ids(doc)
