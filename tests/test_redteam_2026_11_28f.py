@@ -153,8 +153,12 @@ LEAKS = {
     "token_past_start": ("huggingface_hub.errors: login with token: 9f8e7d6c5b4a39281706f5e4d3c2b1a0 failed",
                          "9f8e7d6c5b4a39281706f5e4d3c2b1a0"),
     "odbc_pwd": ("pyodbc.Error: connect failed: Driver={ODBC 18};Server=db;UID=sa;PWD=MyPassw0rd;", "MyPassw0rd"),
+    # a table printed in color: an SGR code between the name and the value, and after it
+    "colored_pair": ("AWS_SECRET_ACCESS_KEY \x1b[32mwJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY\x1b[0m",
+                     "wJalrXUtnFEMIK7MDENG"),
+    "colored_short": ("DB_PASSWORD \x1b[1mhunter2x\x1b[0m set", "hunter2x"),
 }
-STAYS = ["HF_TOKEN is not set", "TOKEN_LIMIT 4096", "API_KEY v2", "PYTHONPATH=$PWD python3 train.py",
+STAYS = ["HF_TOKEN is not set", "HF_TOKEN \x1b[1mis not set", "TOKEN_LIMIT \x1b[32m4096", "TOKEN_LIMIT 4096", "API_KEY v2", "PYTHONPATH=$PWD python3 train.py",
          "PWD=/home/alice/run", "PWD: /mnt/nfs/users/alice/modules-check-MPI", "request failed (token: %s)",
          "parse error at token: 12345678901234567890", "a token: huggingface-cli login", "DB_PASSWORD required"]
 

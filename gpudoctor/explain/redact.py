@@ -134,9 +134,10 @@ _CMD_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
 # and a value that looks random, 6 to 512 characters holding a letter and a digit (a sentence's next word is
 # neither: 'HF_TOKEN is not set') (docs/security.md 79.; 6, not 16, since red team 2026-11-28f, 85.: 'DB_PASSWORD
 # hunter2'); a name after '$' is a variable's expansion in a command, not a listing ('PYTHONPATH=$PWD python3')
-_BARE_PAIR = re.compile(r"(?<![\w.$-])(?P<name>[A-Z][A-Z0-9_]{2,80})(?P<op>[ \t]{1,8})"
+# (a color code may stand before the value: a table printed in color, `NAME \x1b[32mVALUE\x1b[0m`)
+_BARE_PAIR = re.compile(r"(?<![\w.$-])(?P<name>[A-Z][A-Z0-9_]{2,80})(?P<op>[ \t]{1,8}(?:\x1b\[[0-9;]{0,20}m)?)"
                         r"(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])"
-                        r"(?=[A-Za-z0-9/+=_.-]{6,512}(?![^\s'\"`,;)\]}]))")
+                        r"(?=[A-Za-z0-9/+=_.-]{6,512}(?:\x1b\[[0-9;]{0,20}m)?(?![^\s'\"`,;)\]}]))")
 _CMD_NEEDLES = ("mysql", "mariadb", "sshpass", "login", "curl")
 
 
