@@ -10,6 +10,15 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def _gd(args, cwd):
+    """`python -P -m gpudoctor ARGS` (explain, plan) for a test of what it writes: gpudoctor.cli.main in this
+    process (tests/inprocess.py; suite27: a process each, explain's knowledge loaded each time, was most of this
+    file's time). The process's own contract (imports, wrappers, check's collectors) stays on _run."""
+    import inprocess
+
+    return inprocess.gd(args, cwd)
+
+
 def _run(argv, cwd, timeout=120, env=None, stdin=None):
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE,
                          cwd=str(cwd), env=env)
@@ -294,10 +303,9 @@ def test_plan_prints_no_part_of_a_secret_through_dirname_basename_realpath_or_cd
     (tmp_path / "env.sh").write_text("DB_PASSWORD=Zx9SuperSecretValue/Qq8tail.txt\nAPI_KEY=/opt/Kq7zzSecretPart/x\n"
                                      "SECRET_DIR=%s/Hh5SecretDirPart/inner\nDATA_DIR=/data/plainset/train\n" % tmp_path)
     (tmp_path / "run.sh").write_text(_SECRET_PATHS)
-    env = dict(os.environ, PYTHONPATH=ROOT)
     said = ""
     for extra in ([], ["--json"]):
-        rc, out, err = _run([sys.executable, "-P", "-m", "gpudoctor", "plan", "run.sh"] + extra, tmp_path, env=env)
+        rc, out, err = _gd(["plan", "run.sh"] + extra, tmp_path)
         assert rc in (0, 1), err[-2000:]
         said += out + err
     for part in ("Zx9SuperSecretValue", "Qq8tail", "Kq7zzSecretPart", "Hh5SecretDirPart", str(tmp_path) + " "):
@@ -322,10 +330,9 @@ def test_plan_prints_no_word_of_a_secret_that_bash_splits(tmp_path):
     # of `--q $DB_PASSWORD` (two fields).
     (tmp_path / "env.sh").write_text('DB_PASSWORD="Pq1first Rr2second"\nPLAIN="one two"\n')
     (tmp_path / "run.sh").write_text(_SECRET_WORDS)
-    env = dict(os.environ, PYTHONPATH=ROOT)
     said = ""
     for extra in ([], ["--json"]):
-        rc, out, err = _run([sys.executable, "-P", "-m", "gpudoctor", "plan"] + extra + ["run.sh"], tmp_path, env=env)
+        rc, out, err = _gd(["plan"] + extra + ["run.sh"], tmp_path)
         said += out + err
     assert "Pq1first" not in said and "Rr2second" not in said
     assert "--r one two" in said  # a plain value's words as bash splits them
@@ -403,10 +410,9 @@ def test_plan_prints_no_arithmetic_of_a_secret(tmp_path):
         "source ./env.sh\nX=$((API_KEY / 1000))\nY=$((API_KEY % 100000))\nW=$(( ${API_KEY} + 1 ))\n"
         "torchrun --nnodes 2 --nproc-per-node 8 --rdzv-endpoint h1:29500 t.py --x $X --y $Y --w $W "
         "--s $((STEPS * 2))\n")
-    env = dict(os.environ, PYTHONPATH=ROOT)
     said = ""
     for extra in ([], ["--json"]):
-        rc, out, err = _run([sys.executable, "-P", "-m", "gpudoctor", "plan"] + extra + ["run.sh"], tmp_path, env=env)
+        rc, out, err = _gd(["plan"] + extra + ["run.sh"], tmp_path)
         said += out + err
     for part in ("987654", "54321", "987654322"):
         assert part not in said, part
@@ -424,8 +430,7 @@ def test_explain_names_a_folders_hostile_file_as_one_shell_word(tmp_path, name):
     logs.mkdir()
     (logs / name).write_text("rank0: RuntimeError: CUDA error: out of memory\n")
     (logs / "b.log").write_text("rank1: step 1\n")
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    rc, out, err = _run([sys.executable, "-P", "-m", "gpudoctor", "explain", "logs"], tmp_path, env=env)
+    rc, out, err = _gd(["explain", "logs"], tmp_path)
     assert rc in (0, 1), err[-2000:]
     lines = [l.strip() for l in out.splitlines() if "MARKER" in l]
     assert lines, out
