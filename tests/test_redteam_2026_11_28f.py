@@ -157,8 +157,13 @@ LEAKS = {
     "colored_pair": ("AWS_SECRET_ACCESS_KEY \x1b[32mwJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY\x1b[0m",
                      "wJalrXUtnFEMIK7MDENG"),
     "colored_short": ("DB_PASSWORD \x1b[1mhunter2x\x1b[0m set", "hunter2x"),
+    # an SGR code inside the other readings: a Bearer token, a one-word token inside a line
+    "colored_bearer": ("httpx: Authorization: Bearer \x1b[2mabcdefghij0123456789\x1b[0m", "abcdefghij0123456789"),
+    "colored_token": ("login with token: \x1b[1m9f8e7d6c5b4a39281706f5e4d3c2b1a0\x1b[0m failed",
+                      "9f8e7d6c5b4a39281706f5e4d3c2b1a0"),
 }
-STAYS = ["HF_TOKEN is not set", "HF_TOKEN \x1b[1mis not set", "TOKEN_LIMIT \x1b[32m4096", "TOKEN_LIMIT 4096", "API_KEY v2", "PYTHONPATH=$PWD python3 train.py",
+STAYS = ["two options, \x1b[1mdo those steps only if you trust the source\x1b[0m of the token",
+         "HF_TOKEN is not set", "HF_TOKEN \x1b[1mis not set", "TOKEN_LIMIT \x1b[32m4096", "TOKEN_LIMIT 4096", "API_KEY v2", "PYTHONPATH=$PWD python3 train.py",
          "PWD=/home/alice/run", "PWD: /mnt/nfs/users/alice/modules-check-MPI", "request failed (token: %s)",
          "parse error at token: 12345678901234567890", "a token: huggingface-cli login", "DB_PASSWORD required"]
 

@@ -226,10 +226,28 @@ def _assignments(rx, text):
     return "".join(out)
 
 
+_SGR = re.compile(r"\x1b\[[0-9;]{0,32}m")
+
+
 def redact(text):
     """The string with every secret-looking value replaced by REDACTED."""
     if not isinstance(text, str) or not text:
         return text
+    out = _redact(text)
+    if "\x1b[" in text[:MAX_STRING]:
+        # a log printed in color: an SGR code (ECMA-48 'ESC [ ... m') between a name and its value or inside the
+        # value hid it from the readings ('Authorization: Bearer \x1b[2mTOKEN', 'login with token: \x1b[1mKEY');
+        # where the text without its codes holds more secrets, that is what is shown (the text report writes the
+        # codes as '\x1b[32m' text anyway); else the string keeps its codes (red team 2026-11-28f, 85.)
+        plain = _SGR.sub("", text)
+        if plain != text:
+            red = _redact(plain)
+            if red.count(MARK) > out.count(MARK) + plain.count(MARK) - text.count(MARK):
+                return red
+    return out
+
+
+def _redact(text):
     low = text[:MAX_STRING].lower()
     if not any(n in low for n in _NEEDLES):
         return text
