@@ -37,6 +37,10 @@ def test_a_node_silent_in_the_facts_round_is_the_hang_and_gets_no_worker(monkeyp
     assert list(facts) == ["sn1"] and said["timeout"] == 15.0
     assert unreached["sn2"][0] == "hang" and "within 15s" in unreached["sn2"][1], unreached
     assert "sn3" not in unreached and unreached["sn4"][0] == "node-down", unreached
+    # a small budget's facts round (2 s of --budget 10) is shorter than the hello's 3 s: a slow start there is
+    # left to the hello, as before
+    facts, unreached = cmd._gather_facts([], args, {"budget": 10.0})
+    assert said["timeout"] == 2.0 and "sn2" not in unreached, unreached
 
 
 # ---------------------------------------------------------------- (b) a node's reason: the node filled in

@@ -294,7 +294,8 @@ def _gather_facts(hosts, args, opts):
             continue
         if n.error_kind in FALLBACK_KINDS:
             unreached[n.host] = (n.error_kind, n.error)
-        elif n.error_kind == "timeout" and (n.error or "").endswith(transport.COLLECTOR_STOPPED):
+        elif (n.error_kind == "timeout" and (n.error or "").endswith(transport.COLLECTOR_STOPPED)
+              and bound >= max(3.0, min(15.0, opts["budget"] * 0.1))):  # at least the hello's own bound (run.py)
             # the interpreter the workers use started there and gave nothing within this round's bound: the hello
             # would wait its own bound on it again (a 4-node Slurm, one node's python hung: 15 s here, then
             # 10.5 s more in the hello, 44 s of a 120 s run; slurm27). One bound: it is the hang, no worker there.
