@@ -229,3 +229,48 @@ def test_plan_exit_0_without_a_finding_and_2_on_a_refusal(tmp_path, gpudoctor_cl
     bad.write_text("#!/bin/bash\ntorchrun --nnodes=2 --nproc_per_node=x train.py\n")
     rc, out, err = gpudoctor_cli("plan", str(bad))
     assert rc == 2 and len(err.strip().splitlines()) == 1, err
+
+
+# ------------------------------------------------------------------ a Kubernetes manifest given to plan
+# kubeflow/training-operator manifests/base/runtimes/pretraining/torch_distributed.yaml, lines 1-11 (the runtime's
+# head; the container's command is a bash -c block below them)
+# https://github.com/kubeflow/training-operator/blob/a55f03a8ccb7798a741ff3c4af502d367ed0f6d2/manifests/base/runtimes/pretraining/torch_distributed.yaml
+# It planned "launch lines none found" and exited 0; plan does not read manifests, and now says so (exit 2).
+RUNTIME = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: torch-distributed
+  labels:
+    trainer.kubeflow.org/phase: pre-training
+spec:
+  mlPolicy:
+    numNodes: 1
+    torch:
+      numProcPerNode: auto
+"""
+
+
+@pytest.mark.parametrize("text,kind", [
+    (RUNTIME, "ClusterTrainingRuntime"),
+    ("# a comment\n---\nkind: PyTorchJob\napiVersion: kubeflow.org/v1\nmetadata:\n  name: x\n", "PyTorchJob"),
+])
+def test_a_kubernetes_manifest_is_refused_with_what_to_give(tmp_path, gpudoctor_cli, text, kind):
+    f = tmp_path / "job.yaml"
+    f.write_text(text)
+    rc, out, err = gpudoctor_cli("plan", str(f))
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, (out, err)
+    assert "is a Kubernetes manifest (kind: %s), not a shell script" % kind in err and "--launch" in err
+
+
+@pytest.mark.parametrize("text", [
+    # SkyPilot's task YAML has no apiVersion: read as before (its `run: |` lines are bash's)
+    "resources:\n  accelerators: A100:8\nnum_nodes: 2\nrun: |\n  torchrun --nnodes=2 --nproc_per_node=8 train.py\n",
+    # a script that merely mentions the words
+    "#!/bin/bash\n# apiVersion: v1\nkind=PyTorchJob\ntorchrun --nproc_per_node=8 train.py\n",
+    "#!/bin/bash\ntorchrun --nproc_per_node=8 train.py\napiVersion: v1\nkind: Job\n",
+])
+def test_not_a_manifest_is_read_as_before(tmp_path, text):
+    f = tmp_path / "x.sh"
+    f.write_text(text)
+    rs = read_script(str(f), [], environ={})
+    assert len(rs.launches) == 1 and rs.launches[0].plan.world_size() == (16 if "--nnodes=2" in text else 8)

@@ -3352,6 +3352,14 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
     if b"\x00" in data:
         raise InputError("%s is not a shell script (it holds NUL bytes)" % path)
     text = data.decode("utf-8", "replace")
+    kind = _manifest_kind(text)
+    if kind:
+        # a Kubernetes manifest (a Kubeflow PyTorchJob, a TrainJob runtime, a Job): read as a shell script it planned
+        # "launch lines: none found" and exited 0 (launch27, kubeflow/training-operator's runtimes); plan does not
+        # read manifests: say so, and what to give instead
+        raise InputError("%s is a Kubernetes manifest (kind: %s), not a shell script: plan reads launch scripts "
+                         "and launch lines, not manifests; plan the container's command with --launch '...'"
+                         % (path, kind))
     headers = sbatch_headers(text) + list(sbatch_options)
     batch = bool(headers) or path.endswith((".sbatch", ".slurm"))
     r = Reader(path, list(args), environ=environ, batch=batch)
@@ -3611,6 +3619,27 @@ def _plan_launch_here(r, la):
 
 
 RANK_WRITTEN = "the node rank is %d on every node (written in the script"
+
+
+def _manifest_kind(text):
+    """The `kind:` of a Kubernetes manifest (its first document's top-level `apiVersion:` and `kind:`, before any
+    line a shell script would start with), else None. A shell script has no top-level `apiVersion: x` line: bash
+    would run it as a command named `apiVersion:`."""
+    seen, kind = set(), None
+    for line in text.splitlines()[:200]:
+        if not line.strip() or line.lstrip().startswith("#") or line.strip() == "---":
+            continue
+        m = re.match(r"^(apiVersion|kind|metadata|spec):(?:\s+(\S.*))?$", line)
+        if m is None:
+            if line[:1] in (" ", "\t"):
+                continue  # a nested mapping's line
+            break
+        seen.add(m.group(1))
+        if m.group(1) == "kind" and m.group(2) and re.match(r"^[A-Za-z][A-Za-z0-9]{0,62}$", m.group(2).strip()):
+            kind = m.group(2).strip()
+        if {"apiVersion", "kind"} <= seen and kind:
+            return kind
+    return None
 
 
 def _ranks_started_here(r):
