@@ -170,3 +170,43 @@ def test_the_child_own_error_stays_the_root(cli, tmp_path):
             "ModuleNotFoundError: No module named 'numpy'\n")
     _, doc = explain_paste(cli, tmp_path, text)
     assert root_id(doc) not in ("cascade.child_failed", "cascade.signal", "elastic.sigkill"), ids(doc)
+
+
+# ---- 5. Ray's memory monitor and a worker's death
+
+# Ray's docs, "Out-Of-Memory Prevention" (https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html):
+# the exception a caller gets when the memory monitor killed the task's worker
+RAY_OOM = ("ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n"
+           "Memory on the node (IP: 10.0.62.231, ID: e5d953ef03e55e26f13973ea1b5a0fd0ecc729cd820bc89e4aa50451) where the "
+           "task (task ID: 43534ce9375fa8e4cd0d0ec285d9974a6a95897401000000, name=allocate_memory, pid=11362, memory "
+           "used=1.25GB) was running was 27.71GB / 28.80GB (0.962273), which exceeds the memory usage threshold of 0.95. "
+           "Ray killed this worker (ID: 6f2ec5c8b0d5f5a66572859faf192d36743536c2e9702ea58084b037) because it was the "
+           "most recently scheduled task\n")
+# python/ray/exceptions.py ActorDiedError's message with the exit detail Ray appends for a process that vanished
+ACTOR_DIED = ("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.\n"
+              "\tclass_name: WorkerDict\n\tactor_id: 8d5a9c8f6e4b3a2b1c0d\n\tpid: 40126\n"
+              "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: "
+              "Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root "
+              "causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force "
+              "is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.\n")
+
+
+def test_ray_memory_monitor_is_host_memory(cli, tmp_path):
+    _, doc = explain_paste(cli, tmp_path, RAY_OOM)
+    root = doc["findings"][0]
+    assert root_id(doc) == "ray.memory_monitor" and root["family"] == "errno.enomem", ids(doc)
+    assert doc["verdict"] == "root_cause"
+    assert "RAY_memory_usage_threshold" in "\n".join(f for c in root["causes"] for f in c["fix"])
+    # before: the exception's class read from its shape (errno.enomem's locked-memory cause first)
+
+
+def test_an_actor_death_alone_is_an_echo_with_its_usual_causes(cli, tmp_path):
+    # Ray's own list of 'potential root causes' is boilerplate, not evidence: the death is the echo of the process's
+    # end, answered with the ways to tell the causes apart; before, ray.usage ('a Ray Train setting is invalid')
+    _, doc = explain_paste(cli, tmp_path, ACTOR_DIED)
+    assert root_id(doc) == "ray.worker_died" and doc["verdict"] == "echo_only", (doc["verdict"], ids(doc))
+    assert "ray.usage" not in ids(doc)
+    # with the exit type that names the memory monitor, the monitor's kill is the root
+    text = ACTOR_DIED.replace("Worker exit type: SYSTEM_ERROR", "Worker exit type: NODE_OUT_OF_MEMORY") + RAY_OOM
+    _, doc = explain_paste(cli, tmp_path, text, name="oom.txt")
+    assert root_id(doc) == "ray.memory_monitor" and doc["verdict"] == "root_cause", ids(doc)
