@@ -534,12 +534,20 @@ def test_a_wrapper_keeps_no_credential_in_other_shapes(tmp_path, rc):
     if rc:  # stderr's last 300 characters: the trace's end (curl, mysql, sshpass) and the echo
         assert [s for s in secrets if s in out + err] == [], out[-1500:]
         # (the message is shown as one $'...' word, 27.: read back as text)
-        section = out.replace("\\\\x20", " ").replace("\\\\x0a", "\n").replace("\\\\'", "'")
+        section = _as_text(out)
         assert "sshpass -p ..." in section and "curl -s -u alice:... -H" in section, section[-1500:]
         assert "Authorization: ...' https://bob:...@example.invalid/x" in section, section[-1500:]
     else:  # stdout's first 120 characters: the echo, its ordinary words kept
         assert "Yam1Pw" not in out + err and "Xk2Key" not in out + err
         assert "retry with password: ..., header X-Api-Key: ..." in out, out[-1500:]
+
+
+def _as_text(out):
+    """A JSON report's description read back as text: the $'...' word (27.; every character a shell acts on as \\xNN
+    since 86.) decoded."""
+    import re
+
+    return re.sub(r"\\\\x([0-9a-f]{2})", lambda m: chr(int(m.group(1), 16)), out).replace("\\\\'", "'")
 
 
 def test_a_wrapper_trace_of_flags_keeps_their_names_only(tmp_path):
@@ -551,7 +559,7 @@ def test_a_wrapper_trace_of_flags_keeps_their_names_only(tmp_path):
     code, out, err = _cli(["check", "--python", str(wrapper), "--json"], tmp_path)
     assert code in (0, 1), err
     assert [s for s in ("Hunter2pw", "Qx7", "Kk9Kk9key", "Tk4Tk4tok", "My5qlPw") if s in out + err] == [], out
-    out = out.replace("\\\\x20", " ").replace("\\\\x0a", "\n").replace("\\\\'", "'")
+    out = _as_text(out)
     assert "tool --password ... --db-password '...' --api-key=... --bf16 --token ..." in out, out[-1500:]
     assert "mysql -u root -p... db_a" in out, out[-1500:]
 

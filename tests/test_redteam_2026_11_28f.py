@@ -199,6 +199,9 @@ def test_wrapper_output_cut_reads_the_short_pair_too():
     from gpudoctor.collector.python_env import _BARE_PAIR
 
     assert _BARE_PAIR.search("DB_PASSWORD hunter2") and not _BARE_PAIR.search("PYTHONPATH=$PWD python3")
+    from gpudoctor.collector.python_env import _no_values
+
+    assert _no_values("DB_PASSWORD \x1b[1mhunter2x\x1b[0m set") == "DB_PASSWORD \x1b[1m... set"
 
 
 def test_one_word_token_is_judged_from_its_line_start_only_in_time():

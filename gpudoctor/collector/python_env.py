@@ -577,9 +577,10 @@ _PW_PROGRAM = Pattern(r"(?<![\w.-])(mysql|mysqldump|mysqladmin|mysqlimport|mysql
                          r"|helm[ \t]{1,4}registry)[ \t]{1,4}login)(?![\w.-])[^\n;|&]{0,600}")
 # a credential's upper-case name and a random-looking value apart by blanks (`AWS_SECRET_ACCESS_KEY wJalr...`, a
 # printenv-like table), as explain/redact.py's _BARE_PAIR reads it (docs/security.md 79., 85.: 6 characters or more,
-# never a name after '$')
-_BARE_PAIR = Pattern(r"(?<![\w.$-])([A-Z][A-Z0-9_]{2,80})([ \t]{1,8})(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])"
-                     r"(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])[A-Za-z0-9/+=_.-]{6,512}(?![^\s'\"`,;)\]}])")
+# never a name after '$', a color code before and after the value)
+_BARE_PAIR = Pattern(r"(?<![\w.$-])([A-Z][A-Z0-9_]{2,80})([ \t]{1,8}(?:\x1b\[[0-9;]{0,20}m)?)"
+                     r"(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])[A-Za-z0-9/+=_.-]{6,512}"
+                     r"(?:\x1b\[[0-9;]{0,20}m)?(?![^\s'\"`,;)\]}])")
 _WANDB_KEY = Pattern(r"(?<![\w.-])(wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z-]{0,30}(?:=[^\s]{1,200})?){0,8}"
                      r"[ \t]{1,4}['\"]?)[A-Za-z0-9_-]{20,200}(?![^\s'\"])")
 _SHORT_PW = Pattern(r"(?<=\s)(-p)([ \t]{0,4})(?!-)([^\s'\"]{1,512})")
