@@ -41,7 +41,8 @@ def test_yaml_alias_bomb_is_refused_fast_in_bounded_memory(tmp_path):
     rc, out, err, took = _cli(["plan", "--accelerate-config", str(cfg)], tmp_path)  # 1 GiB address space cap
     assert rc == 2 and len(err.strip().splitlines()) == 1, err[-500:]
     assert "alias" in err and "lol" not in err and len(err) < 400
-    assert took < 10
+    # "fast" as a state: refused (exit 2, the alias named) within _cli's 60 s deadline under a 1 GiB cap, where an
+    # expanding reader runs out of memory or time (a wall-clock bound here was a timed test: suite27)
 
 
 @pytest.mark.parametrize("text,needle", [

@@ -273,7 +273,7 @@ def test_script_text_escapes_control_characters(gpudoctor_cli, tmp_path):
 
 
 def test_hostile_scripts_are_bounded(tmp_path):
-    import time
+    import threading
 
     from gpudoctor.errors import InputError
 
@@ -283,12 +283,24 @@ def test_hostile_scripts_are_bounded(tmp_path):
     for text in cases:
         f = tmp_path / "h.sh"
         f.write_text(text)
-        t = time.monotonic()
-        try:
-            read_script(str(f), [], environ={})
-        except InputError:
-            pass  # a bound named (more than 20000 commands), never a crash
-        assert time.monotonic() - t < 20, text[:40]
+        got = []
+
+        def read():
+            try:
+                read_script(str(f), [], environ={})
+                got.append("read")
+            except InputError:
+                got.append("refused")  # a bound named (more than 20000 commands), never a crash
+            except Exception as exc:  # a crash: shown by the assertion below
+                got.append(repr(exc))
+
+        # a deadline on the state "it ended" (pure Python: the thread gives the interpreter back), not a wall-clock
+        # bound: unbounded, these texts take forever (2^40 words, 300 nested substitutions); how fast the bounded
+        # reader is belongs to a benchmark (suite27: no timed tests)
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+        t.join(120)
+        assert got and got[0] in ("read", "refused"), (text[:40], got)
     f.write_text("A=$A$A\n" * 40 + "torchrun --nnodes 1 t.py $A\n")
     (la,) = read_script(str(f), [], environ={}).launches
     assert any("longer than" in u.why for u in la.unknown)
