@@ -122,13 +122,15 @@ def test_watch_interrupted_on_this_machine_keeps_what_it_sampled(tmp_path):
     gathered' and the seconds sampled were lost (userwalk23's leftover, reproduced: 'FAIL node vm could not be
     checked (interrupted)', an empty Samples table). The window now ends there and the report keeps what it sampled,
     saying so; exit 130."""
-    rc, out, err, took = _interrupted_watch(["--seconds", "60", "--json"], _sampling_here,
+    # --seconds 600: the run must end within _interrupted_watch's 60 s deadline (communicate), so the interrupt
+    # ended it, at any load (a wall-clock bound, took < 30 of a 60 s window, was a timed test: suite27)
+    rc, out, err, took = _interrupted_watch(["--seconds", "600", "--json"], _sampling_here,
                                             str(tmp_path))
     assert rc == 130, (out, err)
     doc = json.loads(out)
     (host, row), = doc["samples"].items()
-    assert row["status"] == "ok" and row["interrupted"] is True and row["seconds"] == 60.0, row
-    assert row["elapsed_s"] < 60 and took < 30, (row, took)
+    assert row["status"] == "ok" and row["interrupted"] is True and row["seconds"] == 600.0, row
+    assert row["elapsed_s"] < 600, (row, took)
     assert row["cpu"] is not None, row  # the counters were read at the stop: rates over the time sampled
     assert [n["reachable"] for n in doc["nodes"]] == [True], doc["nodes"]
     # the stderr line counts samples, not facts (userwalk25: '0 marked interrupted' beside every node interrupted)
@@ -145,11 +147,11 @@ def test_watch_given_two_interrupts_at_once_still_keeps_what_it_sampled(tmp_path
     interrupted' (seen 1 run in 2 under a real timeout(1) as a non-root user). Both signals now end the window once;
     exit 130 with the samples."""
     for _ in range(3):
-        rc, out, err, took = _interrupted_watch(["--seconds", "60", "--json"], _sampling_here,
-                                                str(tmp_path), times=2)
+        rc, out, err, took = _interrupted_watch(["--seconds", "600", "--json"], _sampling_here,
+                                                str(tmp_path), times=2)  # ended within the 60 s deadline
         assert rc == 130 and err.strip() != "gpudoctor: interrupted", err
         (row,) = json.loads(out)["samples"].values()
-        assert row["interrupted"] is True and took < 30, (row, took)
+        assert row["interrupted"] is True, (row, took)
 
 
 def test_watch_interrupted_over_ssh_keeps_what_each_node_sampled(tmp_path):
@@ -171,14 +173,13 @@ def test_watch_interrupted_over_ssh_keeps_what_each_node_sampled(tmp_path):
             pids = _collector_pids(sshds)
             return len(pids) >= 2 and all(_catches_sigint(p) and _sleeping(p) for p in pids)
 
-        rc, out, err, took = _interrupted_watch(["--hosts", hf, "--ssh-config", c.ssh_config, "--seconds", "60",
-                                                 "--json"], sampling, str(tmp_path), times=2)
+        rc, out, err, took = _interrupted_watch(["--hosts", hf, "--ssh-config", c.ssh_config, "--seconds", "600",
+                                                 "--json"], sampling, str(tmp_path), times=2)  # within 60 s
         assert rc == 130, (out, err)
         doc = json.loads(out)
         assert sorted(doc["samples"]) == ["n1", "n2"], (doc["samples"], err, doc["nodes"])
         for host, row in doc["samples"].items():
-            assert row["status"] == "ok" and row["interrupted"] is True and row["elapsed_s"] < 60, (host, row)
-        assert took < 30, took
+            assert row["status"] == "ok" and row["interrupted"] is True and row["elapsed_s"] < 600, (host, row)
         assert "samples kept for 2 of 2 nodes (2 windows cut short: the rates are over the time sampled); 0 with " \
             "no samples" in err, err
         _wait_for("the nodes' collectors to end", lambda: not _collector_pids(sshds), 30)
