@@ -3,7 +3,7 @@
 import sys
 
 from gpudoctor.commands.common import add_inventory, config_from, gather_nodes
-from gpudoctor.errors import EXIT_FINDINGS, EXIT_OK
+from gpudoctor.errors import EXIT_FINDINGS, EXIT_INTERRUPTED, EXIT_OK, sigterm_as_interrupt
 
 
 def add_parser(sub):
@@ -37,9 +37,28 @@ def run(args):
         raise InputError("--same and --mesh belong to gpudoctor check: no export comes from them (they would only "
                          "cost the nodes' time here)")
     cfg = config_from(args)
-    nodes = gather_nodes(args, cfg)
+    interrupted = False  # else 130 (Ctrl-C) or 143 (SIGTERM)
+    try:
+        # as check and facts: Ctrl-C, or SIGTERM from `timeout` / scancel, while a node hangs gives the exports of the
+        # nodes gathered before it, the interrupted line and 130 / 143. SIGTERM killed exports with no word on
+        # stderr and nothing on stdout; Ctrl-C printed 'gpudoctor: interrupted' alone (userwalk27)
+        with sigterm_as_interrupt():
+            nodes = gather_nodes(args, cfg)
+    except KeyboardInterrupt as exc:
+        nodes = getattr(exc, "partial_nodes", None)
+        if nodes is None:
+            raise
+        interrupted = getattr(exc, "exit_code", EXIT_INTERRUPTED)
     report = run_checks(nodes, list(load_checks()), cfg)
     sys.stdout.write(snippet(nodes, report))
+    if interrupted:
+        import os
+
+        from gpudoctor.commands.common import interrupted_line
+
+        print(interrupted_line(nodes, interrupted) + "; the exports cover the nodes gathered", file=sys.stderr)
+        sys.stdout.flush()
+        os._exit(interrupted)  # do not wait for SSH sessions still in flight
     if getattr(report, "crashed", None):  # its exports may be missing: not "healthy"
         from gpudoctor.errors import EXIT_INTERNAL, crashed_checks
 
