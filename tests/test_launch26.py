@@ -131,9 +131,10 @@ def test_printf_value_is_bash_printf(fmt, args):
     assert printf_value(fmt, args) == real
 
 
-@pytest.mark.parametrize("fmt,args", [("%q", ["a\tb"]), ("%5s", ["a"]), ("%x", ["1"]), ("%d", ["1.5"])])
+@pytest.mark.parametrize("fmt,args", [("%q", ["a\tb"]), ("%99999s", ["a"]), ("%x", ["1"]), ("%d", ["1.5"])])
 def test_printf_value_not_followed(fmt, args):
-    # bash writes $'a\tb', pads, prints hex, refuses 1.5: not read here, the variable stays unknown
+    # bash writes $'a\tb', pads 99,999 blanks, prints hex, refuses 1.5: not read here, the variable stays unknown
+    # (a width up to 4,096 is read since launch27: tests/test_launch27.py)
     assert printf_value(fmt, args) is None
 
 

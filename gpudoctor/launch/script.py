@@ -3129,29 +3129,57 @@ def _printf_q(v):
                    for i, c in enumerate(v))
 
 
+PRINTF_CONV = re.compile(r"%([-0 +]*)([0-9]*)(?:\.([0-9]*))?([sqd])")
+MAX_PRINTF_WIDTH = 4096  # a wider field (`%999999999s`) is not followed: bash would write that many blanks
+MAX_PRINTF_TEXT = 1 << 20  # nor a value longer than this (`%4096s` over a million arguments)
+
+
 def printf_value(fmt, args):
-    """The text `printf FORMAT ARGS` writes, for formats of %s, %q, %d, %% and the escapes \\n \\t \\\\ (bash(1)
-    printf: the format is reused until the arguments are used up; a conversion with no argument left reads the
-    empty string, or 0). None for anything else (a width, a flag, another conversion): not followed."""
-    parts = re.split(r"(%%|%[sqd]|%|\\\\|\\n|\\t|\\)", fmt)
+    """The text `printf FORMAT ARGS` writes, for formats of %s, %q, %d with C's flags `-` `0` `+` ` `, a width and
+    a precision (`%-12s`, `%05d`, `%.3s`; launch27: round 7 left them unknown), %% and the escapes \\n \\t \\\\
+    (bash(1) printf: the format is reused until the arguments are used up; a conversion with no argument left reads
+    the empty string, or 0). None for anything else (another conversion, `0` on a string, a width past
+    MAX_PRINTF_WIDTH, a number outside bash's 64 bits): not followed."""
+    parts = re.split(r"(%%|%[-0 +]*[0-9]*(?:\.[0-9]*)?[sqd]|%|\\\\|\\n|\\t|\\)", fmt)
     if any(p in ("%", "\\") for p in parts):
         return None
-    nconv = sum(1 for p in parts if p in ("%s", "%q", "%d"))
-    out, args = [], list(args)
+    convs = {p: PRINTF_CONV.fullmatch(p) for p in parts if p != "%%" and PRINTF_CONV.fullmatch(p)}
+    for m in convs.values():
+        flags, width, prec, conv = m.groups()
+        if int(width or 0) > MAX_PRINTF_WIDTH or int(prec or 0) > MAX_PRINTF_WIDTH or (
+                conv != "d" and set(flags) & set("0+ ")):
+            return None
+    out, args, size, done = [], list(args), 0, 0
     while True:
         for p in parts:
-            if p in ("%s", "%q", "%d"):
-                a = args.pop(0) if args else ("0" if p == "%d" else "")
-                if p == "%q":
+            m = convs.get(p)
+            if m:
+                flags, width, prec, conv = m.groups()
+                a = args.pop(0) if args else ("0" if conv == "d" else "")
+                if conv == "q":
                     a = _printf_q(a)
                     if a is None:
                         return None
-                elif p == "%d" and not re.match(r"^[+-]?[0-9]+$", a):
-                    return None
-                out.append(str(int(a)) if p == "%d" else a)
+                if conv == "d":
+                    if not re.match(r"^[+-]?[0-9]+$", a) or not -2 ** 63 <= int(a) < 2 ** 63:
+                        return None
+                    if prec is not None:  # C: a precision makes the `0` flag of %d ignored (Python pads with 0s)
+                        flags = flags.replace("0", "")
+                    if prec is not None and int(prec or 0) == 0 and int(a) == 0:
+                        # C: precision 0 and the value 0 write no digit (the sign flag's character only)
+                        d = "+" if "+" in flags else " " if " " in flags else ""
+                        out.append(d.ljust(int(width or 0)) if "-" in flags else d.rjust(int(width or 0)))
+                        continue
+                    out.append(("%" + flags + width + ("." + prec if prec is not None else "") + "d") % int(a))
+                else:
+                    out.append(("%" + flags + width + ("." + prec if prec is not None else "") + "s") % a)
             else:
                 out.append({"%%": "%", "\\\\": "\\", "\\n": "\n", "\\t": "\t"}.get(p, p))
-        if not args or not nconv:
+        size += sum(len(x) for x in out[done:])
+        done = len(out)
+        if size > MAX_PRINTF_TEXT:  # a wide field over many arguments: not followed (bounded in memory)
+            return None
+        if not args or not convs:
             return "".join(out)
 
 
