@@ -5,7 +5,7 @@ bridge (tests/sshcluster.py's nodes, moved off loopback so that links can differ
   directions); pairwise isolation must name it;
 - ``blocked``: drops TCP to the job's port range (a policy rule in its namespace, like a
   firewall DROP rule), so peers cannot connect to its probe listener;
-- ``hang``: its python3 never answers (a hung interpreter);
+- ``hang``: its python3 answers the facts round, and never answers as a probe worker (a hung interpreter);
 - ``mhang``: says hello, then every measurement worker hangs (a node wedged mid-probe);
 - ``pfull``: another program holds every port of the probe's range on its address;
 - a third party on a peer's own address, knocking with the right tag but not the run's key;
@@ -185,8 +185,11 @@ def bed():
     hang_bin = os.path.join(c.base, "hang-bin")
     os.makedirs(hang_bin)
     with open(os.path.join(hang_bin, "python3"), "w") as f:
-        # a hung interpreter that also started a child: both must be gone after the probe
-        f.write("#!/bin/sh\nsleep 600 &\nexec sleep 600\n")
+        # a hung interpreter that also started a child: both must be gone after the probe. It hangs as a probe worker
+        # (the run token in its environment: gpudoctor/probe/launch.py); the facts round's collector answers, since a
+        # node silent there is the hang before any worker starts (d63c6442; tests/test_slurm26.py proves that one)
+        f.write("#!/bin/sh\nif [ -n \"$GPUDOCTOR_PROBE_RUN\" ]; then sleep 600 & exec sleep 600; fi\nexec %s \"$@\"\n"
+                % shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin"))
     os.chmod(os.path.join(hang_bin, "python3"), 0o755)
     os.chmod(c.base, 0o755)
     path = "/usr/local/bin:/usr/bin:/bin"
