@@ -149,3 +149,30 @@ def test_exports_interrupted_while_a_node_hangs_prints_the_exports_of_the_nodes_
             assert out.startswith("# gpudoctor exports: computed from the nodes' facts") and "on the node (n1)" in out, out
     finally:
         c.cleanup()
+
+
+def test_explain_with_a_folder_of_facts_says_it_read_every_node(cli, tmp_path):
+    # `gpudoctor facts --hosts H -o DIR` then `explain --facts DIR`: the NIC is computed for every node, GPU questions
+    # from the first (docs/explain.md). The header read "fixes computed from the facts of gpu01 (DIR)", as if one node
+    # of the folder had been read.
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    src = os.path.join(root, "fixtures", "nodes", "devbox-debian12-nogpu.json")
+    folder = tmp_path / "facts"
+    folder.mkdir()
+    import json
+
+    for name in ("gpu01", "gpu02", "gpu03"):
+        doc = json.load(open(src))
+        doc["node"] = name
+        (folder / (name + ".json")).write_text(json.dumps(doc))
+    rc, out, err = cli("explain", "--facts", str(folder), "NCCL WARN Bootstrap : no socket interface found")
+    assert rc == 0, err
+    words = " ".join(out.split("ROOT CAUSE")[0].split())  # (the line wraps)
+    assert "fixes computed from the facts of 3 nodes (%s): the network of each, GPUs from the first, gpu0" % folder \
+        in words, out
+    rc, out, err = cli("explain", "--facts", str(folder / "gpu02.json"), "NCCL WARN Bootstrap : no socket interface "
+                                                                         "found")
+    words = " ".join(out.split("ROOT CAUSE")[0].split())
+    assert rc == 0 and "fixes computed from the facts of gpu02 (%s)" % (folder / "gpu02.json") in words, out

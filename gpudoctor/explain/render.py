@@ -194,8 +194,14 @@ def _render_text(result, out, color):
     verdict = result["verdict"]
     if result.get("facts"):
         fx = result["facts"]
-        w(_fill("", "fixes computed from the facts of %s%s" % (
-            fx.get("host") or "the node", " (%s)" % fx["source"] if fx.get("source") else ""), 2) + "\n")
+        many = fx.get("nodes") if isinstance(fx.get("nodes"), int) and fx["nodes"] > 1 else 0
+        # a folder of facts: the NIC is computed for every node, GPU questions from the first (docs/explain.md); the
+        # line named only the first, as if the others had not been read (userwalk27)
+        w(_fill("", "fixes computed from the facts of %s%s%s" % (
+            "%d nodes" % many if many else fx.get("host") or "the node",
+            " (%s)" % fx["source"] if fx.get("source") else "",
+            ": the network of each, GPUs from the first, %s" % fx["host"] if many and fx.get("host") else ""), 2)
+          + "\n")
     if verdict == "no_error":
         w("\n%s\n" % bold("NO ERROR FOUND"))
         if any(p in (n.get("note") or "") for n in result.get("context") or () for p in _WENT_ON):
