@@ -2,7 +2,7 @@
 
 Facts are flattened into ``path -> value`` (``limits.memlock.soft``, ``nccl.env.NCCL_SOCKET_IFNAME``,
 ``python.torch.libs.libs[libcublas.so.13].version``), values that change on every run are left
-out (the time, /dev/shm's free bytes, GPU memory in use), and the two flat views are
+out (the time, /dev/shm's and /tmp's free bytes, GPU memory in use), and the two flat views are
 compared. The result is a list of ``Change`` records, each with a label a person reads
 (``driver 550.90.07 -> 550.107.02``). Nodes with the same change are folded into one node
 set by the drift engine's grouping (gpudoctor/drift.py), as drift between nodes is.
@@ -26,6 +26,8 @@ MAX_SHOWN = 200  # characters of one value in a message
 VOLATILE = (
     "schema", "node", "collected_at", "collector.*", "collector",
     "shm.free_bytes", "python.deep.seconds",
+    "tmp.free_bytes", "tmp.free_inodes",  # (as /dev/shm's: a live disk between two runs; userwalk27 saw every diff
+    # list 'tmp.free_bytes 39.2 GiB -> 39.2 GiB' and 'tmp.free_inodes 15029210 -> 15029191' on every node)
     "gpu.gpus[*].memory_used_mib", "gpu.gpus[*].processes", "gpu.gpus[*].temperature_c",
     "gpu.gpus[*].utilization_gpu", "gpu.gpus[*].utilization_memory", "gpu.gpus[*].power_draw_w",
     "gpu.gpus[*].clocks_sm_mhz", "gpu.gpus[*].clocks_mem_mhz",

@@ -176,3 +176,26 @@ def test_explain_with_a_folder_of_facts_says_it_read_every_node(cli, tmp_path):
                                                                          "found")
     words = " ".join(out.split("ROOT CAUSE")[0].split())
     assert rc == 0 and "fixes computed from the facts of gpu02 (%s)" % (folder / "gpu02.json") in words, out
+
+
+def test_diff_leaves_out_tmps_free_space_as_it_does_shms(cli, tmp_path):
+    # tmp.writable's collector section (cad77686) records /tmp's free bytes and inodes; every `gpudoctor diff` of two
+    # runs then listed 'tmp.free_bytes 39.2 GiB -> 39.2 GiB' and 'tmp.free_inodes 15029210 -> 15029191' on every node
+    # (walked over 4 real sshd nodes, history then facts -o), a live disk between two reads, as /dev/shm's free
+    # bytes, which diff leaves out. A change of the folder itself (read-only now) is still one.
+    import json
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    doc = json.load(open(os.path.join(root, "fixtures", "nodes", "devbox-debian12-nogpu.json")))
+    tmp = {"status": "ok", "path": "/tmp", "source": "default", "exists": True, "writable": True, "read_only": False,
+           "total_bytes": 85 << 30, "free_bytes": 42118676480, "free_inodes": 15029210, "mountpoint": "/",
+           "fstype": "ext4"}
+    before, after, later = tmp_path / "before.json", tmp_path / "after.json", tmp_path / "later.json"
+    before.write_text(json.dumps(dict(doc, tmp=tmp)))
+    after.write_text(json.dumps(dict(doc, tmp=dict(tmp, free_bytes=42118270976, free_inodes=15029191))))
+    later.write_text(json.dumps(dict(doc, tmp=dict(tmp, free_bytes=42118270976, read_only=True))))
+    rc, out, err = cli("diff", str(before), str(after))
+    assert rc == 0 and "tmp.free" not in out and "Summary: 0 changes on 1 node" in out, out + err
+    rc, out, err = cli("diff", str(before), str(later))
+    assert "tmp.read_only" in out and "tmp.free" not in out, out + err
