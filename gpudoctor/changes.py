@@ -425,7 +425,10 @@ def diff_nodes(before_nodes, after_nodes, checks, config, before_source="before"
     b = {n.host: n for n in before_nodes}
     a = {n.host: n for n in after_nodes}
     common = [h for h in a if h in b and a[h].reachable and b[h].reachable]
-    unreachable = [h for h in a if h in b and not (a[h].reachable and b[h].reachable)]
+    # a node unreachable on the side it alone is on was not compared either: not "new" (facts -o saves an unreachable
+    # node's error; its history has no run of it: 'only after (new): gpu05' for a node that was down, userwalk27)
+    unreachable = [h for h in a if h in b and not (a[h].reachable and b[h].reachable)
+                   or h not in b and not a[h].reachable] + [h for h in b if h not in a and not b[h].reachable]
     per_node = {h: compare(b[h].facts, a[h].facts, key_ids.get(h, (None, None))) for h in common}
     # the drift engine's rule (gpudoctor/drift.py): nodes with an identical value are one
     # group, folded into a node set, the largest group first, ties in the nodes' order
@@ -466,7 +469,7 @@ def diff_nodes(before_nodes, after_nodes, checks, config, before_source="before"
     return Diff(before_source=before_source, after_source=after_source,
                 times={h: ((b[h].facts or {}).get("collected_at"), (a[h].facts or {}).get("collected_at"))
                        for h in common},
-                changes=folded, verdicts=verdicts, added=[h for h in a if h not in b],
-                removed=[h for h in b if h not in a], unreachable=unreachable,
+                changes=folded, verdicts=verdicts, added=[h for h in a if h not in b and a[h].reachable],
+                removed=[h for h in b if h not in a and b[h].reachable], unreachable=unreachable,
                 hashes_compared=all(k[0] is not None and k[0] == k[1] for k in
                                     (key_ids.get(h, (None, None)) for h in common)) and bool(common))

@@ -199,3 +199,28 @@ def test_diff_leaves_out_tmps_free_space_as_it_does_shms(cli, tmp_path):
     assert rc == 0 and "tmp.free" not in out and "Summary: 0 changes on 1 node" in out, out + err
     rc, out, err = cli("diff", str(before), str(later))
     assert "tmp.read_only" in out and "tmp.free" not in out, out + err
+
+
+def test_diff_calls_a_node_unreachable_on_its_only_side_not_new(cli, tmp_path):
+    # `gpudoctor facts --hosts H -o now/` saves an unreachable node's error (gpu05 refused); `diff --since last-good
+    # now/` (or diff DIR1 DIR2) listed it 'only after (new): gpu05', as if a node had been added. It was down: not
+    # compared, as a node unreachable in one of two runs is.
+    import json
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    doc = json.load(open(os.path.join(root, "fixtures", "nodes", "devbox-debian12-nogpu.json")))
+    before, after = tmp_path / "before", tmp_path / "after"
+    before.mkdir()
+    after.mkdir()
+    (before / "gpu01.json").write_text(json.dumps(dict(doc, node="gpu01")))
+    (after / "gpu01.json").write_text(json.dumps(dict(doc, node="gpu01")))
+    (after / "gpu05.json").write_text(json.dumps({"error": "connection refused", "error_kind": "refused",
+                                                  "host": "gpu05", "schema": "gpudoctor.node/1"}))
+    (after / "gpu06.json").write_text(json.dumps(dict(doc, node="gpu06")))
+    rc, out, err = cli("diff", str(before), str(after))
+    assert rc == 0, err
+    assert "not compared (unreachable in a run): gpu05" in out and "only after (new): gpu06" in out, out
+    rc, out, err = cli("diff", "--json", str(before), str(after))
+    d = json.loads(out)
+    assert d["nodes"]["unreachable"] == ["gpu05"] and d["nodes"]["added"] == ["gpu06"], d
