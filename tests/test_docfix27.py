@@ -153,6 +153,26 @@ def test_ddp_unused_parameters_quotes_the_debugging_section(tmp_path):
     assert any("find_unused_parameters=True" in f for f in got[0]["fix"])
 
 
+def test_cuda_in_forked_workers_gets_the_cuda_in_multiprocessing_note(tmp_path):
+    # seen set P2 (bench/data/explain_heldout_2026-11-26p2.jsonl, cuda_in_forked_workers): "Cannot re-initialize CUDA
+    # in forked subprocess. To use CUDA with multiprocessing, you must use the 'spawn' start method" -> notes/
+    # multiprocessing.rst 'CUDA in multiprocessing' (its heading's 'multiprocessing' is a term: the table writes it as
+    # code elsewhere), above data.md's platform section that names as many of the words but is about more things
+    res = _cli_text(tmp_path, _case("2026-11-26p2", "p2-cuda_in_forked_workers"))
+    got = _doc_causes(res)
+    assert got and got[0]["doc_section"].endswith("notes/multiprocessing.html#cuda-in-multiprocessing")
+    assert any("does not support the `fork` start method" in f for f in got[0]["fix"])
+
+
+def test_save_for_backward_of_a_float_gets_the_extending_note(tmp_path):
+    # seen set P14 (bench/data/explain_heldout_2026-11-26p14.jsonl, autograd_save_nontensor): ctx.save_for_backward of
+    # a float -> notes/extending.md 'How to use', the sentence that names save_for_backward first
+    res = _cli_text(tmp_path, _case("2026-11-26p14", "p14-autograd_save_nontensor"))
+    got = _doc_causes(res)
+    assert got and got[0]["doc_section"].endswith("notes/extending.html#how-to-use")
+    assert any("You cannot use `save_for_backward` for non-tensors" in f for f in got[0]["fix"][:3])
+
+
 def test_a_load_of_another_library_is_not_torch_load(tmp_path):
     # seen set P12 (csv_encoding_worker): a UnicodeDecodeError reading a CSV in a DataLoader worker; torch.load's
     # note about encoding='latin1' is about torch.load's own frame, which this traceback does not have

@@ -836,6 +836,15 @@ def build(tree):
         keep[project] = []
         for path, text in pages:
             read_page(project, form, style, fam, root, path, commit, text, counts, rows, keep[project])
+    # (docfix27) a symptom row's heading words that the table writes as code elsewhere are its terms too ('CUDA in
+    # multiprocessing': the section is about multiprocessing though its prose names only fork / spawn as code)
+    vocab = {t for r in rows if r.get("symptom") for t in r["terms"]}
+    for r in rows:
+        if r.get("symptom") and not r.get("api"):
+            for w in re.findall(r"[a-z_]{4,40}", r["heading"].lower()):
+                if w in vocab and w not in r["terms"] and w not in _TERM_STOP:
+                    r["terms"].append(w)
+
     def _ver(project, c):
         if c["commit"].startswith("wheel:"):
             return "%s's docstrings (the wheel %s, %s)" % (c["repo"], c["commit"][6:], TORCH_DOCS)

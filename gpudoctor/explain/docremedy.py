@@ -238,8 +238,9 @@ def symptom_rows(tb):
         hit = in_msg + [t for t in row["terms"] if t not in in_msg and _has(frames, t)]
         if len(hit) >= TERMS_MIN:
             got.append((row, hit))
-    # the section most about what the exception names: the largest share of its terms named, then the most terms
-    got.sort(key=lambda x: (-len(x[1]) / len(x[0]["terms"]), -len(x[1])))
+    # the most terms named, then the section about fewer things (a share-first order put a small section with
+    # generic terms - Hogwild's multiprocessing / fork - above the one about the failure)
+    got.sort(key=lambda x: (-len(x[1]), len(x[0]["terms"])))
     return got
 
 
