@@ -1173,7 +1173,10 @@ def _finding(e, m, role, scan):
             break
     # causes the log itself points at go first (stable: the data's order among equals)
     causes.sort(key=lambda c: (not c["evidence"], c["static_rank"]))
-    _famfix.fill_causes(causes, [h.text for h in m["hits"]])  # {$var|...}: the names its line holds (famfix.py)
+    # {$var|...}: the names its line holds (famfix.py); a {$node|...} slot also reads the entry's signal line nearest
+    # before its first hit (the NodeName= line of the scontrol show node block whose Reason= matched, review27)
+    first = min(m["hits"], key=lambda x: x.line) if m["hits"] else None
+    _famfix.fill_causes(causes, [y for h in m["hits"] for y in [h.text] + _hit_groups(h)] + _slot_signal(scan, e, first))
     if site_fix:
         _fold_restated(causes)
     notes = []
