@@ -388,6 +388,9 @@ class Diff:
     unreachable: List[str]
     hashes_compared: bool
     records: Optional[Dict[str, dict]] = None  # --since: host -> the history record compared with
+    # why hashed environment values were not compared, for the text ("" when they were, or neither side of a node
+    # has one): "key" where the runs' keys are known and differ, "unknown" where a side records no key (facts -o)
+    hashes_not_compared: str = ""
 
     @property
     def exit_code(self):
@@ -466,7 +469,14 @@ def diff_nodes(before_nodes, after_nodes, checks, config, before_source="before"
             groups.setdefault(key, VerdictChange(check=r.id, hosts=[], before=then, after=now,
                                                  changes=mine)).hosts.append(h)
     verdicts = list(groups.values())
-    return Diff(before_source=before_source, after_source=after_source,
+    why = ""
+    for h in common:
+        ids = key_ids.get(h, (None, None))
+        if ids[0] is not None and ids[0] == ids[1]:
+            continue
+        if all(((n.facts or {}).get("env") or {}).get("hashed") for n in (b[h], a[h])):
+            why = "key" if why == "key" or None not in ids else "unknown"
+    return Diff(hashes_not_compared=why, before_source=before_source, after_source=after_source,
                 times={h: ((b[h].facts or {}).get("collected_at"), (a[h].facts or {}).get("collected_at"))
                        for h in common},
                 changes=folded, verdicts=verdicts, added=[h for h in a if h not in b and a[h].reachable],

@@ -1,6 +1,7 @@
 """review27: defects found reviewing session 27's changes, each through the CLI on a real-shaped input."""
 
 import json
+import os
 
 from inprocess import gd
 
@@ -41,3 +42,28 @@ def test_node_cause_fix_keeps_the_placeholder_without_a_node(tmp_path):
     text = "   Reason=Kill task failed [root@2026-11-28T09:12:44]\n"
     fixes = [x for x in _fixes(tmp_path, text, "slurm.unkillable") if "nodename=" in x]
     assert fixes and all("nodename=<node> state=resume" in x for x in fixes), fixes
+
+
+def _facts_folder(folder, hashed):
+    import shutil
+    src = os.path.join(os.path.dirname(__file__), "..", "fixtures", "clusters", "two-node-one-driverless")
+    shutil.copytree(src, str(folder))
+    for name in os.listdir(str(folder)):
+        p = folder / name
+        doc = json.loads(p.read_text())
+        doc.setdefault("env", {})["hashed"] = dict(doc.get("env", {}).get("hashed") or {}) if hashed else {}
+        p.write_text(json.dumps(doc))
+
+
+def test_diff_of_a_facts_folder_with_itself_does_not_claim_another_key(tmp_path):
+    # facts -o records no hash key: 'hashed under another key in each run' was said of a folder against itself
+    # (userwalk27's Left), and also where no node had a hashed value at all
+    _facts_folder(tmp_path / "f", hashed=True)
+    rc, out, err = gd(["diff", str(tmp_path / "f"), str(tmp_path / "f")], tmp_path)
+    assert rc == 0, err
+    assert "under another key" not in out
+    assert "hashed: not compared, these facts record no hash key" in out
+    _facts_folder(tmp_path / "g", hashed=False)
+    rc, out, err = gd(["diff", str(tmp_path / "g"), str(tmp_path / "g")], tmp_path)
+    assert rc == 0, err
+    assert "No change in the facts\n" in out, out

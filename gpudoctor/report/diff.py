@@ -114,9 +114,14 @@ def lines(diff, since=None):
         for c, hosts in diff.changes:
             out.append("  %s: %s" % (fold(hosts), c.text))
     else:
-        out.append("No change in the facts%s" % ("" if diff.hashes_compared else
-                                                  " (secret-looking environment values are hashed under another "
-                                                  "key in each run: not compared)"))
+        # hashed values only where a node has them on both sides; facts -o records no key (review27: a folder
+        # against itself said 'under another key in each run')
+        why = getattr(diff, "hashes_not_compared", "")
+        out.append("No change in the facts%s" % (
+            " (secret-looking environment values are hashed under another key in each run: not compared)"
+            if why == "key" else
+            " (secret-looking environment values are hashed: not compared, these facts record no hash key)"
+            if why == "unknown" else ""))
     out.append("")
     out.append("Summary: %d change%s on %d node%s; %d check%s changed verdict; exit %d" % (
         len(diff.changes), "" if len(diff.changes) == 1 else "s", len(nodes), "" if len(nodes) == 1 else "s",
