@@ -60,7 +60,8 @@ def test_a_scancel_of_the_step_is_still_a_cancel(cli, tmp_path):
 
 def test_forced_termination_keeps_the_cancel(cli, tmp_path):
     # srun's own end of the job after ^C twice ('forcing job termination') is a person's doing: the same lines with it
-    text = _pmix().replace("srun: Terminating StepId=138.0", "srun: forcing job termination\nsrun: Terminating StepId=138.0")
+    text = _pmix().replace("srun: Terminating StepId=138.0",
+                           "srun: forcing job termination\nsrun: Terminating StepId=138.0")
     _, doc = explain_paste(cli, tmp_path, text)
     assert root_id(doc) == "slurm.cancelled", ids(doc)
 
@@ -165,7 +166,8 @@ def test_a_spawned_child_that_exited_or_aborted_is_an_echo(cli, tmp_path):
 def test_the_child_own_error_stays_the_root(cli, tmp_path):
     # ProcessRaisedException carries the child's traceback ('-- Process 1 terminated with the following error:'): the
     # child's exception answers, the spawn report adds nothing
-    text = ("torch.multiprocessing.spawn.ProcessRaisedException: \n\n-- Process 1 terminated with the following error:\n"
+    text = ("torch.multiprocessing.spawn.ProcessRaisedException: \n\n"
+            "-- Process 1 terminated with the following error:\n"
             "Traceback (most recent call last):\n  File \"/work/train.py\", line 12, in main\n    import numpy\n"
             "ModuleNotFoundError: No module named 'numpy'\n")
     _, doc = explain_paste(cli, tmp_path, text)
@@ -177,7 +179,8 @@ def test_the_child_own_error_stays_the_root(cli, tmp_path):
 # Ray's docs, "Out-Of-Memory Prevention" (https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html):
 # the exception a caller gets when the memory monitor killed the task's worker
 RAY_OOM = ("ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n"
-           "Memory on the node (IP: 10.0.62.231, ID: e5d953ef03e55e26f13973ea1b5a0fd0ecc729cd820bc89e4aa50451) where the "
+           "Memory on the node (IP: 10.0.62.231, ID: e5d953ef03e55e26f13973ea1b5a0fd0ecc729cd820bc89e4aa50451) "
+           "where the "
            "task (task ID: 43534ce9375fa8e4cd0d0ec285d9974a6a95897401000000, name=allocate_memory, pid=11362, memory "
            "used=1.25GB) was running was 27.71GB / 28.80GB (0.962273), which exceeds the memory usage threshold of 0.95. "
            "Ray killed this worker (ID: 6f2ec5c8b0d5f5a66572859faf192d36743536c2e9702ea58084b037) because it was the "
