@@ -97,9 +97,10 @@ def test_a_step_nobody_takes_is_stopped_and_the_same_one_is_taken_once(alloc):
 
     early_srun.start(["check"])
     proc = early_srun._state["proc"]
-    t0 = time.time()
     early_srun.discard()  # what cli.main does when the run ends without taking it
-    assert proc.poll() is not None and time.time() - t0 < 3
+    # a state, not the clock: the step is gone when discard returns (SIGTERM, SIGKILL after its 1 s grace); a
+    # wall-clock bound on it (< 3 s) was a timed test (suite27)
+    assert proc.poll() is not None
 
 
 def _carrying(alloc, tmp_path, monkeypatch):
