@@ -67,3 +67,29 @@ def test_diff_of_a_facts_folder_with_itself_does_not_claim_another_key(tmp_path)
     rc, out, err = gd(["diff", str(tmp_path / "g"), str(tmp_path / "g")], tmp_path)
     assert rc == 0, err
     assert "No change in the facts\n" in out, out
+
+
+# measure27's 'distribution' worker script (launch27, bench/data/launch_real_scripts27.tsv): run by hand on the worker,
+# beside a master_*.sh with rank 0; the shape only, its values as the repository writes them
+_WORKER = """export NCCL_SOCKET_IFNAME=enp5s0
+NNODES=2
+NODE_RANK=1
+NPROC_PER_NODE=2
+MASTER_ADDR='192.168.0.76'
+MASTER_PORT='12345'
+python -m torch.distributed.launch --nnodes=${NNODES} --node_rank=${NODE_RANK} --nproc_per_node=${NPROC_PER_NODE} \\
+    --master_addr=${MASTER_ADDR} --master_port=${MASTER_PORT} ../distributed_train.py
+"""
+
+
+def test_a_by_hand_worker_script_with_its_own_rank_is_a_note_not_a_finding(tmp_path):
+    # plan exited 1 with 'every node claims rank 1' on a file that is node 1's own copy (launch27's question)
+    (tmp_path / "worker.sh").write_text(_WORKER)
+    rc, out, err = gd(["plan", str(tmp_path / "worker.sh")], tmp_path)
+    assert rc == 0 and "finding" not in out, out
+    assert "the node rank is written as 1 in the script" in out and "right only where each node runs its own" in out
+    # the same line under srun (every task runs it) or with rank 0 (the shared script that forgot the rank) keeps it
+    for text in (_WORKER.replace("python -m", "srun python -m"), _WORKER.replace("NODE_RANK=1", "NODE_RANK=0")):
+        (tmp_path / "w2.sh").write_text(text)
+        rc, out, err = gd(["plan", str(tmp_path / "w2.sh")], tmp_path)
+        assert rc == 1 and "every node claims rank" in out, out

@@ -3896,7 +3896,19 @@ def _findings(r, la):
         rank_flags = ("--node_rank", "--node-rank", "--machine_rank", "--machine-rank")
         toks = [la.argv[j + 1] for j, a in enumerate(la.argv[:-1]) if a in rank_flags] + [
             a.split("=", 1)[1] for a in la.argv if a.split("=", 1)[0] in rank_flags and "=" in a]
-        if toks and not any(MARK in t for t in toks):
+        # (review27, launch27's measure27 'distribution' worker_*.sh beside its master_*.sh) a script run by hand
+        # whose one launch line writes a rank past 0 with a routable master is that node's own copy (a file every
+        # node ran would leave no node 0 to form the job): a note says when it would be wrong, not a finding. A
+        # written rank 0 stays a finding (the shared script that forgot to read the rank: hardcoded_rank.sh)
+        by_hand = not la.in_batch and not (la.argv and os.path.basename(la.argv[0]) in ("srun", "mpirun", "pdsh")) \
+            and plan.machine_rank > 0 and len(r.result.launches) == 1 and not (
+                plan.master_addr and is_loopback(plan.master_addr.split(" ")[0]))
+        if toks and not any(MARK in t for t in toks) and by_hand:
+            plan.note("the node rank is written as %d in the script (not read from the node) on a %d-node plan: "
+                      "right only where each node runs its own copy with its own rank; where every node runs this "
+                      "file, every node claims rank %d: take it from the node (an argument: bash train.sh NNODES "
+                      "NODE_RANK)" % (plan.machine_rank, nodes, plan.machine_rank))
+        elif toks and not any(MARK in t for t in toks):
             la.findings.append(
                 "the node rank is %d on every node (written in the script, not read from the node) on a %d-node "
                 "plan: every node claims rank %d; take it from the node (e.g. $SLURM_NODEID under srun, or an "
