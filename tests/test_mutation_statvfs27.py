@@ -61,6 +61,7 @@ def test_live_tmp_section_ignores_a_planted_statvfs_in_a_world_writable_tmpdir(t
 
 @pytest.mark.parametrize("line, want", [
     ("1000 500\n", dict(total_bytes=1000, free_bytes=500, free_inodes=None, read_only=False, writable=True)),
+    ("1000 500 77\n", dict(total_bytes=1000, free_bytes=500, free_inodes=77, read_only=False, writable=True)),
     ("1000 500 77 rw\n", dict(total_bytes=1000, free_bytes=500, free_inodes=77, read_only=False, writable=True)),
     ("1000 500 77 rw denied\n", dict(total_bytes=1000, free_bytes=500, free_inodes=77, read_only=False,
                                      writable=False)),
