@@ -140,9 +140,17 @@ def versions_parity(nodes, config):
         base = groups[0]
         odd = [h for g in groups[1:] for h in g.hosts]
         sev = _severity([g.value for g in groups], significant)
-        fix = cmd("make {odd} match {base}: install {label} {want} there (or upgrade the baseline nodes if {other} "
-                  "is the one you want)", odd=fold(odd), base=fold(base.hosts), label=Literal(label),
-                  want=base.value, other=groups[1].value)
+        # (review27) the other way round is a change of the baseline nodes, not an 'upgrade' (numpy 1.26.4 against
+        # 2.5.2 is older) and none where the other nodes have no such version at all ('(not installed)')
+        other = groups[1].value
+        if base.value == MISSING:  # most nodes have none: the odd ones have it
+            fix = cmd("{odd} {has} {label} {other} and {base} none: install it on {base} too, or remove it from {odd}",
+                      odd=fold(odd), has=Literal("has" if len(odd) == 1 else "have"), label=Literal(label),
+                      other=other, base=fold(base.hosts))
+        else:
+            fix = cmd("make {odd} match {base}: install {label} {want} there", odd=fold(odd), base=fold(base.hosts),
+                      label=Literal(label), want=base.value) + ("" if other == MISSING else cmd(
+                          " (or put {other} on the baseline nodes instead, if that is the one you want)", other=other))
         yield Finding(severity=sev, message=describe(label, groups), observed="; ".join(g.show() for g in groups[1:]),
                       expected=str(base.value), fix=fix, hosts=odd)
     for unknown, labels in skipped.items():

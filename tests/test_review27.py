@@ -93,3 +93,17 @@ def test_a_by_hand_worker_script_with_its_own_rank_is_a_note_not_a_finding(tmp_p
         (tmp_path / "w2.sh").write_text(text)
         rc, out, err = gd(["plan", str(tmp_path / "w2.sh")], tmp_path)
         assert rc == 1 and "every node claims rank" in out, out
+
+
+def test_versions_parity_fix_says_no_upgrade_to_an_older_or_missing_version(tmp_path):
+    # 'install numpy 2.5.2 there (or upgrade the baseline nodes if 1.26.4 is the one you want)': 1.26.4 is older;
+    # and '(or upgrade the baseline nodes if '(not installed)' is the one you want)' for a node without a driver
+    _facts_folder(tmp_path / "f", hashed=True)
+    p = tmp_path / "f" / "gpu02.json"
+    p.write_text(p.read_text().replace('"numpy": "2.5.2"', '"numpy": "1.26.4"'))
+    rc, out, err = gd(["check", "--facts", str(tmp_path / "f"), "--select", "versions.parity", "--json"], tmp_path)
+    assert rc == 1, err
+    fixes = {f["message"].split(" differs")[0]: f["fix"] for f in json.loads(out)["findings"]}
+    assert fixes["numpy"] == ("make gpu02 match gpu01: install numpy 2.5.2 there (or put 1.26.4 on the baseline "
+                              "nodes instead, if that is the one you want)"), fixes
+    assert fixes["NVIDIA driver"] == "make gpu02 match gpu01: install NVIDIA driver 580.159.04 there", fixes
