@@ -649,8 +649,10 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
     # (_reader_idle). Such a line with no pattern left costs its prefilter hit, nothing more (perf21).
     sk = only = None
     partial = False  # an idle reader's pattern left out: the answer is not kept for the line cache
-    if SHAPES and len(raw0) >= 8 and not win.continuations():
-        sk = (raw0.translate(_ZERO), fs)
+    conts = win.continuations()
+    if SHAPES and len(raw0) >= 8:
+        # (a wrapped line's continuation lines are read by its patterns: their shapes are part of the key, perf27)
+        sk = (raw0.translate(_ZERO), tuple(c.translate(_ZERO_T) for c in conts), fs)
         only = scan._shapes.get(sk)
     fresh = only is None
     if SHAPES and scan._idle:
@@ -663,7 +665,7 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         return
     results, multi = _evaluate(kb, win, needles, only)
     scan.tried += 1
-    if sk is not None and fresh and not multi and not win.continuations():
+    if sk is not None and fresh:
         if len(scan._shapes) >= MAX_CACHE:
             scan._shapes.clear()
         # (a pattern with digits of its own is kept unless its _relaxed form does not match the line with its
@@ -675,6 +677,14 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         for p in _patterns_of(kb, needles):
             if tried is not None and id(p) not in tried:
                 keep.append(p)  # (an idle reader's pattern, not tried on this line: it stays the shape's)
+            elif (multi and _two_line(p)) or (conts and id(p) not in matched and not _shape_blind(p)):
+                # A two-line pattern reads the next line too, which the shape does not fix, and _relaxed below reads
+                # line 0 alone, not its joins with the continuation lines: such a pattern stays the shape's and is
+                # tried on every line of it, as before. The shape-blind ones of line 0 and its continuation lines
+                # are pruned as for a line read alone (perf27: 'srun: error: node7: task 7: Exited with exit code 1'
+                # reads the next task lines as its continuations and has a two-line candidate; its shape was never
+                # kept, so 10,000 task lines were each tried against all ~310 candidates, ~2 ms a line).
+                keep.append(p)
             elif id(p) not in matched and not _shape_blind(p):
                 wide = _relaxed(p)
                 if wide is not None:
@@ -717,6 +727,7 @@ def _shape_blind(p):
 
 _RELAXED = {}
 _ZERO_S = {c: "0" for c in "123456789"}
+_ZERO_T = str.maketrans("123456789", "000000000")  # a continuation line's shape (its ASCII digits 0)
 
 
 def _relaxed(p):
