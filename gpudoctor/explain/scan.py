@@ -677,20 +677,23 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         for p in _patterns_of(kb, needles):
             if tried is not None and id(p) not in tried:
                 keep.append(p)  # (an idle reader's pattern, not tried on this line: it stays the shape's)
-            elif (multi and _two_line(p)) or (conts and id(p) not in matched and not _shape_blind(p)):
-                # A two-line pattern reads the next line too, which the shape does not fix, and _relaxed below reads
-                # line 0 alone, not its joins with the continuation lines: such a pattern stays the shape's and is
-                # tried on every line of it, as before. The shape-blind ones of line 0 and its continuation lines
-                # are pruned as for a line read alone (perf27: 'srun: error: node7: task 7: Exited with exit code 1'
-                # reads the next task lines as its continuations and has a two-line candidate; its shape was never
-                # kept, so 10,000 task lines were each tried against all ~310 candidates, ~2 ms a line).
+            elif multi and _two_line(p):
+                # A two-line pattern reads the next line too, which the shape does not fix: it stays the shape's and
+                # is tried on every line of it, as before. The others of line 0 and its continuation lines are pruned
+                # as for a line read alone (perf27: 'srun: error: node7: task 7: Exited with exit code 1' reads the
+                # next task lines as its continuations and has a two-line candidate; its shape was never kept, so
+                # 10,000 task lines were each tried against all ~310 candidates, ~2 ms a line).
                 keep.append(p)
             elif id(p) not in matched and not _shape_blind(p):
                 wide = _relaxed(p)
                 if wide is not None:
                     if masked is None:
                         masked = win.text(0).translate(_ZERO_S)
-                    if wide.search(masked) is None:
+                    # every text _search_text may search: line 0, and its joins with its first k continuation lines
+                    # with either separator (a superset of what it searches: wide matches wherever p does)
+                    if wide.search(masked) is None and not any(
+                            wide.search(masked + sep + sep.join(conts[:k]))
+                            for k in range(1, len(conts) + 1) for sep in ("", " ")):
                         continue
                 keep.append(p)
             elif id(p) in matched:
