@@ -1,0 +1,2 @@
+#!/bin/bash
+echo export OMP_NUM_THREADS=2
