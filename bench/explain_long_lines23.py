@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Time `gpudoctor explain --json` on one long line of each trigger phrase of session 23's readers (opfix, lastresort),
-~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25|26]
+~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25|26|27]
 (--round 24: the trigger phrases of session 24's readers instead: progline, deeper, choices, outdir, oldrelease, the
 Slurm cancel / requeue entries and fp24's logging records; --round 25: session 25's jobshape, differential, red
-team 2026-11-28d's redaction and slurm.gpudoctor_drain; --round 26: session 26's callguard (after a torch.distributed
+team 2026-11-28d's redaction and slurm.gpudoctor_drain; --round 27: session 27's readers (triggers27); --round 26: session 26's callguard (after a torch.distributed
 frame), slurm.node_reason and the webhook/netrc/key redaction)"""
 # Long adversarial lines for this round's explain readers (opfix, lastresort): each trigger phrase repeated to
 # ~40 KB and ~640 KB on one line, alone and after a traceback header; time explain --json on each.
@@ -57,11 +57,22 @@ triggers26 = [
  "machine h login u password p ", "AIzaSyA-1234567890abcdefghijklmnopqrstu ", "SSHPASS=hunter2 ",
  "/open-apis/bot/v2/hook/abcdef ",
 ]
+# session 27's readers: wrong27 (srun's own step kill, CrashLoopBackOff as an echo, spawn's signal, Ray's memory monitor
+# and dead actors), docfix27's documented remedies (after a torch traceback), slurm27/review27's node names in
+# scontrol dumps, red team 2026-11-28f's short credentials and colour-coded bearer tokens, perf27's srun task lines
+triggers27 = [
+ "srun: Terminating StepId=138.0 ", "CrashLoopBackOff ", "process 1 terminated with signal SIGKILL ",
+ "Task was killed due to the node running low on memory. ", "ray.exceptions.ActorDiedError: ",
+ "ray.exceptions.WorkerCrashedError: ", "NodeName=sn3 Arch=x86_64 State=IDLE+DRAIN Reason=Kill task failed ",
+ "DB_PASSWORD hunter2 ", "token: Zq9xK2 ", "Bearer \x1b[2mabcdef0123456789 ",
+ "srun: error: node1: task 3: Exited with exit code 1 ", "Can only be called once ",
+ "DataLoader worker (pid 123) is killed by signal: Killed. ",
+]
 PRE26 = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    dist.send(t, dst=rank)\n"
          "  File \"/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py\", line 2410, in send\n"
          "    raise ValueError(\"x\")\nValueError: ")
-if sys.argv[2:] in (["--round", "24"], ["--round", "25"], ["--round", "26"]):
-    triggers = {"24": triggers24, "25": triggers25, "26": triggers26}[sys.argv[3]]
+if sys.argv[2:] in (["--round", "24"], ["--round", "25"], ["--round", "26"], ["--round", "27"]):
+    triggers = {"24": triggers24, "25": triggers25, "26": triggers26, "27": triggers27}[sys.argv[3]]
 worst = (0, None)
 for t in triggers:
     for size in (40_000, 640_000):
