@@ -3,8 +3,9 @@
 # real jobs (stray contexts through both samplers: a tensor on cuda:0 before set_device, the barrier before
 # set_device, torch.load with no map_location; JAX's preallocation at its default and at 0.97), real GPU failures
 # for explain (a device-side assert, an OOM, a CPU batch, two ranks on one GPU). Run from the git-ignored
-# build/gpu27/ (this file as run.sh, the jobs as mem.py, fail.py, jax.py). NVLink multicast off; no GPU setting
-# is changed.
+# build/gpu27/ (this file as run.sh, the jobs as mem.py, fail.py, jaxjob.py: not jax.py, which the first real run
+# used: a script's folder leads sys.path, so `import jax` imported the script itself). NVLink multicast off; no GPU
+# setting is changed.
 cd "$(dirname "$0")/../.."
 R=/tmp/gpu27; mkdir -p $R; H=$PWD/build/gpu27
 PY=/opt/torch/.venv/bin/python; TR=/opt/torch/.venv/bin/torchrun
@@ -72,7 +73,7 @@ else
 fi
 snap
 jaxjob() { local name=$1; shift; late $name && return
-  env "$@" CUDA_VISIBLE_DEVICES=0 SECONDS_RUN=16 timeout -k 5 60 $PY $H/jax.py >$R/$name-job.log 2>&1 & J=$!
+  env "$@" CUDA_VISIBLE_DEVICES=0 SECONDS_RUN=16 timeout -k 5 60 $PY $H/jaxjob.py >$R/$name-job.log 2>&1 & J=$!
   ready $R/$name-job.log 1 || echo "$name: not ready" >>$R/steps.txt
   step $name-apps 20 nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv
   step $name-watch-json 40 $GD watch --local --python $PY --seconds 4 --json --save $R/$name-save

@@ -5,6 +5,8 @@
 # oom: the failing rank holds all but 6 GiB of its GPU, then a forward whose activation (16 GiB for the first
 #   Linear's output) does not fit in what is left (torch.OutOfMemoryError inside F.linear).
 # device: the batch left on the CPU while the model is on the GPU (the same-device RuntimeError).
+#   It does not fail under DDP with device_ids: DDP's forward moves its inputs to that device (the real run,
+#   fixtures/recorded/h200x2-2026-11-28e/fail-device.log, trained on).
 # duplicate: every rank calls torch.cuda.set_device(0) (RANK/LOCAL_RANK mixed up): NCCL refuses two ranks on one
 #   GPU (ncclInvalidUsage, "Duplicate GPU detected"); needs 2 GPUs.
 import os, sys, torch, torch.distributed as dist, torch.nn as nn, torch.nn.functional as F

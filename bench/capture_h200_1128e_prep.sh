@@ -11,5 +11,5 @@ git diff --name-only --no-renames HEAD -- gpudoctor checks | while read -r f; do
   if git cat-file -e HEAD:"$f" 2>/dev/null; then mkdir -p "$H/head/$(dirname "$f")"; git show HEAD:"$f" > "$H/head/$f"; fi; done
 git ls-files -o --exclude-standard -- gpudoctor checks > $H/untracked.txt
 cp bench/capture_h200_1128e.sh $H/run.sh; cp bench/capture_h200_1128e_mem.py $H/mem.py; cp bench/capture_h200_1128e_fail.py $H/fail.py
-cp bench/capture_h200_1128e_jax.py $H/jax.py; cp bench/capture_h200_1128e_verify.py $H/verify.py
+cp bench/capture_h200_1128e_jax.py $H/jaxjob.py; cp bench/capture_h200_1128e_verify.py $H/verify.py
 echo "HEAD $(cat $H/commit.txt); overlay $(find $H/head -type f | wc -l) files; untracked $(wc -l < $H/untracked.txt)"; du -sh $H
