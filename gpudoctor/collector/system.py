@@ -2,7 +2,7 @@
 
 import os
 
-from .base import WEBHOOK_NEEDLES, WEBHOOK_PATH_RE, Unsupported, section
+from .base import RECORDED_STATVFS, WEBHOOK_NEEDLES, WEBHOOK_PATH_RE, Unsupported, section
 
 try:
     # the C module that socket.py wraps: gethostname, gethostbyaddr, getaddrinfo, inet_* and
@@ -310,7 +310,7 @@ def shm(ctx):
     mounts = [m for m in parse_mounts(ctx.read("/proc/self/mounts")) if m["mountpoint"] == "/dev/shm"]
     if not ctx.isdir("/dev/shm"):
         raise Unsupported("/dev/shm does not exist")
-    recorded = ctx.recorded("/dev/shm/.statvfs")  # recorded trees carry statvfs numbers here (never a live file)
+    recorded = ctx.recorded("/dev/shm/" + RECORDED_STATVFS)  # a recorded tree's statvfs numbers (never a live file)
     if recorded is not None:
         total, free = [int(x) for x in recorded.split()[:2]]
     else:
@@ -346,7 +346,8 @@ def tmp(ctx):
     if not ctx.isdir(path):
         out.update(exists=False, writable=False)
         return out
-    recorded = ctx.read(path.rstrip("/") + "/.statvfs")  # recorded trees: "total free inodes [ro|rw] [denied]"
+    # recorded trees: "total free inodes [ro|rw] [denied]" (Context.recorded: never a live file)
+    recorded = ctx.recorded(path.rstrip("/") + "/" + RECORDED_STATVFS)
     if recorded is not None:
         bits = recorded.split()
         total, free = int(bits[0]), int(bits[1])
