@@ -34,17 +34,22 @@ from gpudoctor.transport import READ_STDIN, het_group, in_allocation
 _EXPORT_ITEM = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}(?:=[^,\x00-\x1f]{0,4096})?$")
 
 
+def _export_items(value):
+    """SLURM_EXPORT_ENV's comma-separated items (srun(1) --export), blanks dropped."""
+    return [x.strip() for x in (value or "").split(",") if x.strip()]
+
+
 def exports_path(value):
     """Whether srun's steps get the caller's PATH under this SLURM_EXPORT_ENV (srun(1) --export: ALL, the default,
     or ALL,<vars>; NONE and a bare list of names give only SLURM_* and the names)."""
-    items = [x.strip() for x in (value or "").split(",") if x.strip()]
+    items = _export_items(value)
     return not items or items[0].upper() == "ALL" or any(x.split("=")[0] == "PATH" for x in items)
 
 
 def export_arg(value, keep):
     """srun's --export for gpudoctor's probe steps where SLURM_EXPORT_ENV keeps the caller's variables out (NONE,
     NIL, or names): the user's names and ``keep``. None where every variable goes already (unset, ALL, ALL,...)."""
-    items = [x.strip() for x in (value or "").split(",") if x.strip()]
+    items = _export_items(value)
     if not items or items[0].upper() == "ALL":
         return None
     names = [x for x in items if x.upper() not in ("NONE", "NIL") and _EXPORT_ITEM.match(x) and x != keep]
