@@ -671,7 +671,7 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         # (a pattern with digits of its own is kept unless its _relaxed form does not match the line with its
         # digits 0: its answer may differ between lines of one shape)
         matched = {id(r[0]) for r in results}
-        masked = None
+        line0 = None
         keep = []
         tried = {id(p) for p in only} if partial else None
         for p in _patterns_of(kb, needles):
@@ -687,12 +687,12 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
             elif id(p) not in matched and not _shape_blind(p):
                 wide = _relaxed(p)
                 if wide is not None:
-                    if masked is None:
-                        masked = win.text(0).translate(_ZERO_S)
+                    if line0 is None:
+                        line0 = win.text(0)  # as it is: wide's digits match any digit
                     # every text _search_text may search: line 0, and its joins with its first k continuation lines
                     # with either separator (a superset of what it searches: wide matches wherever p does)
-                    if wide.search(masked) is None and not any(
-                            wide.search(masked + sep + sep.join(conts[:k]))
+                    if wide.search(line0) is None and not any(
+                            wide.search(line0 + sep + sep.join(conts[:k]))
                             for k in range(1, len(conts) + 1) for sep in ("", " ")):
                         continue
                 keep.append(p)
@@ -729,7 +729,6 @@ def _shape_blind(p):
 
 
 _RELAXED = {}
-_ZERO_S = {c: "0" for c in "123456789"}
 _ZERO_T = str.maketrans("123456789", "000000000")  # a continuation line's shape (its ASCII digits 0)
 
 
