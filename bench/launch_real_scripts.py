@@ -131,6 +131,25 @@ printf '%s\\037' gantry "$@" >> "$REC"; printf '\\036' >> "$REC"
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do shift; done
 [ $# -gt 0 ] && shift && exec "$@"
 """
+# nsys profile|launch [OPTIONS] APP: record, then run APP (Nsight Systems' CLI: a short option's parameter follows
+# after a space, a long option's after `=`; every profile/launch switch but --help takes one); round 9 (launch28)
+NSYS = """#!/usr/bin/python3
+import os, subprocess, sys
+with open(os.environ["REC"], "a") as f:
+    f.write("\\x1f".join(["nsys"] + sys.argv[1:]) + "\\x1f\\x1e")
+a = sys.argv[1:]
+if a[:1] not in (["profile"], ["launch"]):
+    sys.exit(0)
+a = a[1:]
+while a and a[0].startswith("-") and a[0] != "-":
+    o = a.pop(0)
+    if o == "--":
+        break
+    if "=" not in o and o not in ("-h", "--help") and a:
+        a.pop(0)
+if a:
+    sys.exit(subprocess.run(a).returncode)
+"""
 # sbatch with no script operand reads the batch script from its stdin (`sbatch <<EOF`): run it
 SBATCH = """#!/bin/bash
 printf '%s\\037' sbatch "$@" >> "$REC"; printf '\\036' >> "$REC"
@@ -138,7 +157,7 @@ for a in "$@"; do case "$a" in -*) ;; *) exit 0;; esac; done
 cat > "$HOME/.batch.sh"; bash "$HOME/.batch.sh"
 """
 STUBS = ("torchrun", "deepspeed", "accelerate", "mpirun", "mpiexec", "python", "python3", "python3.6", "ipython", "module",
-         "horovodrun", "composer", "ray", "pip", "nvidia-smi", "nsys", "conda", "apptainer", "singularity",
+         "horovodrun", "composer", "ray", "pip", "nvidia-smi", "conda", "apptainer", "singularity",
          "docker", "enroot", "squeue", "sinfo", "git", "wget", "curl", "huggingface-cli", "ssh", "pdsh", "clear", "colossalai", "dcgmi", "tune")
 # per-script arguments and extra environment (what a user would pass)
 ARGS = {
@@ -291,7 +310,7 @@ def real(path, args, alloc, setup=None, d=None):
     os.chmod(d, 0o777)
     os.mkdir(os.path.join(d, "bin"))
     for name, text in [(n, lc._STUB) for n in STUBS] + \
-            [("srun", srun_stub()), ("sbatch", SBATCH), ("gantry", GANTRY), ("uv", UV_STUB % (sorted(UV_VALUE),)), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
+            [("srun", srun_stub()), ("sbatch", SBATCH), ("gantry", GANTRY), ("nsys", NSYS), ("uv", UV_STUB % (sorted(UV_VALUE),)), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
         with open(os.path.join(d, "bin", name), "w") as f:
             f.write(text)
         os.chmod(os.path.join(d, "bin", name), 0o755)
@@ -478,7 +497,7 @@ def fetch(d):
     for line in [l for t in ("launch_real_scripts.tsv", "launch_real_scripts22.tsv",
                                              "launch_real_scripts23.tsv", "launch_real_scripts24.tsv",
                                              "launch_real_scripts25.tsv", "launch_real_scripts26.tsv",
-                                             "launch_real_scripts27.tsv")
+                                             "launch_real_scripts27.tsv", "launch_real_scripts28.tsv")
                  for l in open(os.path.join(BENCH, "data", t))]:
         if line.startswith("#") or not line.strip():
             continue
@@ -516,7 +535,7 @@ def main():
     parts = {"all": ["fix", "measure", "measure2"], "all22": ["fix22", "measure22"],
              "all23": ["fix23", "measure23"], "all24": ["fix24", "measure24"],
              "all25": ["fix25", "measure25"], "all26": ["fix26", "measure26"],
-             "all27": ["fix27", "measure27"]}.get(part, [part])
+             "all27": ["fix27", "measure27"], "all28": ["fix28", "measure28"]}.get(part, [part])
     out = []
     for pt in parts:
         for name in sorted(os.listdir(os.path.join(HERE, pt))):

@@ -580,6 +580,19 @@ def read_horovod(plan, argv, environ):
         plan.note("elastic: hosts come from %s at run time" % a.host_discovery_script)
     if np_ is None and not a.host_discovery_script:
         refuse(launcher, "the following arguments are required: -np/--num-proc")
+    if not hosts and a.host_discovery_script:
+        # horovod/runner/launch.py _run: only with neither -H nor a discovery script do the hosts default to
+        # `localhost:NP`; _run_elastic takes them from the script (HostDiscoveryScript) at run time, the world
+        # between min_num_proc (--min-np, else -np) and --max-np
+        # (https://github.com/horovod/horovod/blob/2626dc87a3a8eb8fb7d2216198ce45bce0f9e65a/horovod/runner/launch.py#L689)
+        lo = count(a.min_num_proc, "--min-np", where) if a.min_num_proc is not None else np_
+        hi = count(a.max_num_proc, "--max-np", where) if a.max_num_proc is not None else None
+        plan.world_min, plan.world_max = lo, hi
+        if a.slots is not None:
+            plan.nproc_per_node = count(a.slots, "--slots-per-host", where, minimum=1)
+        plan.forwarded = []
+        _program(plan, a.command[0], a.command[1:], launcher)
+        return plan
     if not hosts:
         hosts = [("localhost", np_ or 1)]
         src = src or "this machine"

@@ -166,6 +166,8 @@ class Plan:
 def _range(lo, hi):
     if lo is None and hi is None:
         return "unknown"
+    if hi is None or lo is None:  # an elastic launcher's one bound (horovodrun --min-np without --max-np)
+        return "at least %s" % lo if hi is None else "at most %s" % hi
     return str(lo) if lo == hi else "%s to %s" % (lo, hi)
 
 

@@ -77,6 +77,8 @@ WRAPPERS = {
     "ionice": (("-c", "--class", "-n", "--classdata"), 0),
     "taskset": ((), 1),
     "chrt": (("-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"), 1),
+    # `nsys profile|launch [switch options] APP [ARGS]`: read in the loop below (_nsys_app)
+    "nsys": ((), 0),
 }
 # `uv run [OPTIONS] COMMAND`: uv's options end at the command (uv's CLI reference,
 # https://docs.astral.sh/uv/reference/cli/#uv-run: "All options to uv must be provided before the
@@ -2678,6 +2680,13 @@ class Reader:
             wrapper = os.path.basename(rest[0])
             rest = rest[1:]
             takes, operands = WRAPPERS[wrapper]
+            if wrapper == "nsys":
+                rest = _nsys_app(rest)
+                if rest is None:
+                    return  # nsys stats/export/...: no application started
+                self.result.notes.append("line %d: nsys runs the command after its options under the profiler: "
+                                         "planned as that command" % self.line)
+                continue
             while rest and (rest[0].startswith("-") and rest[0] != "-" or (
                     wrapper == "env" and re.match("^" + NAME + "=", rest[0]))):
                 if rest[0] == "--":
@@ -3199,6 +3208,24 @@ def _main_prog(found):
         if f[k:k + 1] != ["-c"]:
             return f
     return found[0]
+
+
+def _nsys_app(rest):
+    """The application words of `nsys profile|launch [options] APP [ARGS]`, else None. Nsight Systems' CLI
+    (https://docs.nvidia.com/nsight-systems/UserGuide/index.html#cli-command-line-options): `nsys
+    [command_switch] [optional command_switch_options] [application] [optional application_options]`; a short
+    option's parameter follows it after a space, a long option's after `=` (every profile/launch switch but
+    --help takes one; ViT_clouds' run_exec_run_v2.bash writes `--force-overwrite true`, nsys reads that too)."""
+    if not rest or rest[0] not in ("profile", "launch"):
+        return None
+    rest = rest[1:]
+    while rest and rest[0].startswith("-") and rest[0] != "-":
+        o, rest = rest[0], rest[1:]
+        if o == "--":
+            break
+        if "=" not in o and o not in ("-h", "--help") and rest:
+            rest = rest[1:]
+    return rest or None
 
 
 def _srun_shell_script(rest):
