@@ -4,6 +4,7 @@ FOUND" in explain; now slurm.node_reason names the node, the reason and the resu
 hand, round 5"). Each test failed on the tree before the entry."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -105,7 +106,9 @@ def test_a_hostile_reason_is_quoted_and_a_long_one_is_not_used():
 # ---------------------------------------------------------------- (d) probe: one node never answers
 
 def _silent_left(marker):
-    p = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, timeout=10)
+    # the whole command line, the dot escaped: a bare `pgrep -f 2NNN.5` is a regex that matched (and the finally
+    # below SIGTERMed) any process whose command line held those digits around any character
+    p = subprocess.run(["pgrep", "-f", "^sleep %s$" % re.escape(marker)], capture_output=True, text=True, timeout=10)
     return p.stdout.split()
 
 
@@ -117,7 +120,7 @@ def test_probe_keeps_the_nodes_after_one_that_never_answers(ms):
     import json
     import time
 
-    marker = "2%d.5" % (os.getpid() % 1000)  # the sleep's own argument: what finds a leftover
+    marker = "%d.25" % (20000000 + os.getpid())  # the sleep's own argument (~231 days): what finds a leftover
     wrapper = os.path.join(ms.cwd, "python-silent-on-sn2")
     with open(wrapper, "w") as f:
         # each start on sn2 leaves a line: the facts round's python and, before slurm27, the hello's too

@@ -56,7 +56,8 @@ def _as_nobody(args):
 
     def run(argv):
         return subprocess.run(["/usr/bin/python3"] + argv, capture_output=True, text=True, env=env, cwd="/tmp",
-                              timeout=120, preexec_fn=lambda: (os.setgid(65534), os.setuid(65534)))
+                              timeout=120, start_new_session=True,  # no group signal of a neighbour's test
+                              preexec_fn=lambda: (os.setgid(65534), os.setuid(65534)))
 
     if run(["-c", "import gpudoctor.cli"]).returncode != 0:
         pytest.skip("user nobody cannot import gpudoctor from %s with /usr/bin/python3" % root)
