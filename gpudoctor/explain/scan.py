@@ -734,7 +734,8 @@ _ZERO_T = str.maketrans("123456789", "000000000")  # a continuation line's shape
 
 def _relaxed(p):
     """Pattern p with each literal digit widened to any digit (a class holding a digit takes every digit), compiled
-    with p's flags, or None where that is no wider (a backreference, a negated class or NOT_LITERAL of a digit): it
+    with p's flags, or None where that is no wider (a backreference, a negated class or NOT_LITERAL of a digit, an
+    atomic group or possessive repeat that tells digits apart; a negative lookaround that does is left out): it
     matches wherever p does, and alike on two texts that differ only in their digits' values. So where it does not
     match a shape's first line, p matches no line of that shape (_consider)."""
     got = _RELAXED.get(p.source, False)
@@ -753,9 +754,39 @@ def _relaxed(p):
         refs = {getattr(c, n) for n in ("GROUPREF", "GROUPREF_EXISTS", "GROUPREF_IGNORE", "GROUPREF_LOC_IGNORE",
                                         "GROUPREF_UNI_IGNORE") if hasattr(c, n)}
 
+        def reads_digits(sub):
+            # whether a part of the pattern tells one digit from another (what widen would change)
+            for op, av in sub.data:
+                if op in refs or ((op is c.LITERAL or op is c.NOT_LITERAL) and 48 <= av <= 57) or (op is c.IN and any(
+                        (o is c.LITERAL and 48 <= a <= 57) or (o is c.RANGE and a[0] <= 57 and a[1] >= 48)
+                        for o, a in av)):
+                    return True
+                if op is c.BRANCH:
+                    if any(reads_digits(alt) for alt in av[1]):
+                        return True
+                elif op is getattr(c, "ATOMIC_GROUP", None):
+                    if reads_digits(av):
+                        return True
+                elif op is c.GROUPREF_EXISTS:
+                    return True
+                elif op is c.SUBPATTERN or op in _REPEAT_OPS(c) or op in (c.ASSERT, c.ASSERT_NOT):
+                    if reads_digits(av[-1]):
+                        return True
+            return False
+
         def widen(sub):
+            # (red team 2026-11-28g) a negative lookaround that tells digits apart is left out, not widened: widening
+            # its body narrows the pattern ('Xid N: (?!(?:63|92)\b)\d+' widened refused every Xid, so an Xid 63 line
+            # hid every later Xid line of its shape); without it the pattern is wider, as it must be. An atomic group
+            # or a possessive repeat gives back nothing, so a widened alternative in one may end a match p finds: such
+            # a pattern is not widened.
+            if any(op is c.ASSERT_NOT and reads_digits(av[-1]) for op, av in sub.data):
+                sub.data[:] = [(op, av) for op, av in sub.data if not (op is c.ASSERT_NOT and reads_digits(av[-1]))]
             for i, (op, av) in enumerate(sub.data):
                 if op in refs or (op is c.NOT_LITERAL and 48 <= av <= 57):
+                    raise ValueError("not widened")
+                if (op is getattr(c, "ATOMIC_GROUP", None) and reads_digits(av)) or (
+                        op is getattr(c, "POSSESSIVE_REPEAT", None) and reads_digits(av[-1])):
                     raise ValueError("not widened")
                 if op is c.LITERAL and 48 <= av <= 57:
                     sub.data[i] = digit
