@@ -630,6 +630,105 @@ def inner_straggler(w, gs):
     return Finding.error(msg, fix=fix)
 
 
+# One rank of the node's job off its GPU while the job's other GPUs wait busy in NCCL for it
+LAG_UTIL = 50.0  # % mean utilization under which a job GPU beside waiting ones is off its work most of the time
+LAG_GAP = 40.0  # utilization points under the waiting GPUs' lowest mean
+LAG_CPU_BUSY = 80.0  # % of one core: the lagging process computes on its CPU (Python work in its loop)
+LAG_CPU_IDLE = 30.0  # % of one core: the lagging process waits off the CPU too (data, I/O, a lock, a sleep)
+PY_SPY = "https://github.com/benfred/py-spy"
+
+
+def _util_samples(w):
+    """{GPU index: [utilization per sample]} (None where a sample has none)."""
+    out = {}
+    for g in _list(_dict(w.get("gpu")).get("gpus")):
+        if isinstance(g, dict) and isinstance(g.get("index"), int):
+            out[g["index"]] = [_pct(s.get("util_pct")) for s in _list(g.get("samples")) if isinstance(s, dict)]
+    return out
+
+
+def _lags_steadily(w, waiting, lag):
+    """Sample by sample (most of them), the lagging GPUs stay under LAG_UTIL while the waiting ones stay busy."""
+    us = _util_samples(w)
+    rows = [us.get(g["index"]) or [] for g in waiting + lag]
+    n = min(len(r) for r in rows) if rows else 0
+    ok = total = 0
+    for i in range(n):
+        wv = [us[g["index"]][i] for g in waiting]
+        lv = [us[g["index"]][i] for g in lag]
+        if None in wv or None in lv:
+            continue
+        total += 1
+        ok += min(wv) >= BUSY_UTIL and max(lv) < LAG_UTIL
+    return total > 0 and ok >= SAMPLE_SHARE * total
+
+
+def lagging_rank(w, gs):
+    """The finding for a rank of the node's job that keeps its GPU idle most of the time while the job's other
+    GPUs on the node wait busy at low power (NCCL kernels resident, waiting for it): the job runs at that rank's
+    pace, and what holds it is off the GPU. Its process's CPU says which kind: at ~100% of a core, work on its
+    CPU (Python, augmentation, tokenisation on the main thread); near 0%, it waits (a data loader that does not
+    keep up, storage, a lock, a sleep). None unless the waiting and the idle GPUs are one job's (launcher_ranks
+    / one_job). Measured on a real 2x H200 DDP job (fixtures/recorded/h200x2-2026-11-28f/): rank 1 spinning
+    0.3 s a step on its CPU, and sleeping 0.3 s a step, left its GPU at 2-8% utilization and GPU 0 at 99-100%
+    utilization and 26% of its power limit."""
+    mine = set(job_gpus(w))
+    if len(mine) < 2:
+        return None
+    job = [g for g in gs if isinstance(g["index"], int) and g["index"] in mine and g["util"] is not None]
+    waiting = [g for g in job if g["state"] == "waiting"]
+    if not waiting:
+        return None
+    floor = min(g["util"] for g in waiting)
+    lag = [g for g in job if g["util"] < LAG_UTIL and g["util"] <= floor - LAG_GAP]
+    if not lag or len(lag) > len(waiting) or not _lags_steadily(w, waiting, lag):
+        return None
+    if not one_job(w, waiting, lag):
+        return None
+    on = set(g["index"] for g in lag)
+    slow = [p for p in processes(w) if set(_gpu_ids(p)) & on]
+    if not slow:
+        return None
+    lag_text = "GPU %s idles at %s utilization (%s over the samples)" % (
+        ",".join(str(g["index"]) for g in lag),
+        span(min(g["util"] for g in lag), max(g["util"] for g in lag), lambda x: "%.0f%%" % x),
+        span(min(g["util_min"] or 0 for g in lag), max(g["util_max"] or 0 for g in lag), lambda x: "%.0f%%" % x))
+    who = ", ".join("%s (%s)" % (p.get("pid"), p.get("comm") or "?") for p in slow[:4])
+    limit = _mean([g["limit_w"] for g in waiting])
+    wait_text = "the job's GPU %s wait%s for it at %s utilization and %s of %s %.0f W power limit (NCCL's kernels " \
+                "resident, not computing)" % (
+                    ",".join(str(g["index"]) for g in waiting), "s" if len(waiting) == 1 else "",
+                    span(min(g["util"] for g in waiting), max(g["util"] for g in waiting), lambda x: "%.0f%%" % x),
+                    span(min(g["frac"] for g in waiting), max(g["frac"] for g in waiting),
+                         lambda x: "%.0f%%" % (100 * x)), "its" if len(waiting) == 1 else "their", limit or 0)
+    msg = "a rank on this node holds the job: %s while %s; pid %s on GPU %s spends its steps off the GPU" % (
+        lag_text, wait_text, who, ",".join(str(i) for i in sorted(on)))
+    cpu = [_num(p.get("cpu_pct")) for p in slow if _num(p.get("cpu_pct")) is not None]
+    pids = ",".join(str(p.get("pid")) for p in slow[:4] if _int(p.get("pid")) is not None)
+    fix = cmd("py-spy dump --pid {pid}   # where the process spends its time (pip install py-spy; root or its user)",
+              pid=pids.split(",")[0]) if pids else ""
+    fix += "\n# %s" % PY_SPY
+    if cpu and min(cpu) >= LAG_CPU_BUSY:
+        msg += ", at %s of a CPU core: work on its CPU between the steps (Python in the training loop, " \
+               "augmentation or tokenisation on the main thread, a metric or a log computed on the CPU)" % (
+                   span(min(cpu), max(cpu), lambda x: "%.0f%%" % x))
+        fix += "\n# move that work into DataLoader workers (num_workers) or onto the GPU; a rank that does more " \
+               "than the others (rank 0 logging, evaluating, saving) holds every rank"
+    elif cpu and max(cpu) <= LAG_CPU_IDLE:
+        sysc = _dict(w.get("cpu"))
+        io = " (node iowait %.0f%%)" % sysc["iowait_pct"] if _num(sysc.get("iowait_pct")) is not None else ""
+        msg += ", at %s of a CPU core: it waits off the CPU too%s: for its next batch (a DataLoader with too few " \
+               "workers, slow or remote storage), a lock, a file, a sleep" % (
+                   span(min(cpu), max(cpu), lambda x: "%.0f%%" % x), io)
+        fix += "\n# DataLoader(num_workers=8, pin_memory=True, persistent_workers=True, prefetch_factor=4); " \
+               "data on local disk; py-spy shows the call it waits in"
+    elif cpu:
+        msg += ", at %s of a CPU core" % span(min(cpu), max(cpu), lambda x: "%.0f%%" % x)
+    else:
+        msg += " (its CPU time was not read)"
+    return Finding.error(msg, fix=fix.lstrip("\n"))
+
+
 # ---------------------------------------------------------------- the checks
 
 def _gpus_text(gs):
@@ -641,6 +740,11 @@ def _gpus_text(gs):
     return "GPU %s at %.0f%% utilization draw%s %.0f%% of %s %.0f W power limit%s" % (
         idx, util or 0, "s" if len(gs) == 1 else "", 100 * (frac or 0), "its" if len(gs) == 1 else "their", limit or 0,
         " (SM clock %.0f MHz)" % clock if clock else "")
+
+
+def _pids_text(ps):
+    return ", ".join("%s %s" % (p.get("pid"), p.get("comm") or "?") for p in ps[:4]) + (
+        " +%d more" % (len(ps) - 4) if len(ps) > 4 else "")
 
 
 @check("watch.target", title="a running job is there to watch", needs=("watch",), severity="info", registry=WATCH)
@@ -657,9 +761,27 @@ def watch_target(facts, config):
         yield NA("nothing to watch: %s; and no job process (no readable process with NCCL_* in its environment)"
                  % (g.get("reason") or "no GPU"))
         return
-    if gs and not procs and all(x["state"] == "idle" for x in gs):
-        yield NA("nothing to watch: %d GPU%s idle (%s) and no compute process on them"
-                 % (len(gs), "" if len(gs) == 1 else "s", took))
+    if gs and all(x["state"] == "idle" for x in gs) and not any(_gpu_ids(p) for p in procs):
+        # processes found only by their environment beside idle GPUs hold no GPU: a job still starting (its
+        # imports, its data, before the first CUDA call), or a process that shares the shell's NCCL_* (a `tail`
+        # of the job's log, the launcher's wrapper): nothing computes to be watched (a real 2x H200 run named a
+        # pipeline's `tail` the job: fixtures/recorded/h200x2-2026-11-28f)
+        why = "%d GPU%s idle (%s) and no compute process on them" % (len(gs), "" if len(gs) == 1 else "s", took)
+        loads = [p for p in procs if _list(p.get("frameworks"))]
+        rest = [p for p in procs if p not in loads]
+        if loads:
+            why += "; %d process%s with NCCL_* in %s environment load%s %s and hold%s no GPU yet (%s): a job " \
+                   "still starting (imports, data loading before its first CUDA call); watch again once it " \
+                   "computes" % (len(loads), "" if len(loads) == 1 else "es", "its" if len(loads) == 1 else "their",
+                                 "s" if len(loads) == 1 else "",
+                                 "/".join(sorted(set(str(f) for p in loads for f in _list(p.get("frameworks"))))),
+                                 "s" if len(loads) == 1 else "", _pids_text(loads))
+        if rest:
+            why += "; %d %sprocess%s with NCCL_* in %s environment (%s), %s" % (
+                len(rest), "other " if loads else "", "" if len(rest) == 1 else "es",
+                "its" if len(rest) == 1 else "their", _pids_text(rest),
+                "no framework loaded: not a GPU job" if all("frameworks" in p for p in rest) else "on no GPU")
+        yield NA("nothing to watch: " + why)
         return
     what = []
     if gs:
@@ -703,6 +825,10 @@ def watch_bound(facts, config):
     inner = inner_straggler(w, gs)  # before communication-bound: the others may wait busy at low power for it
     if inner is not None:
         yield inner
+        return
+    lagging = lagging_rank(w, gs)  # a rank of the node's job idles its GPU while the others wait for it
+    if lagging is not None:
+        yield lagging
         return
     if waiting and len(waiting) >= len(busy) / 2.0:
         t = traffic(w)
@@ -773,6 +899,13 @@ def watch_bound(facts, config):
                 "GPU (DALI) or pre-process offline")
         return
     if computing and len(computing) >= len(busy) / 2.0:
+        local = intranode(w, gs, traffic(w))
+        if local:  # computing, yet every collective between this node's GPUs takes the slow road
+            yield Finding.warning("computing: %s; but %s: every collective between them is slower than over P2P "
+                                  "(on a 2x H200, all_reduce bus bandwidth 27 GB/s through host memory against 328 "
+                                  "GB/s over NVLink, and a DDP step 41%% longer)" % (_gpus_text(computing), local[0]),
+                                  fix=local[1])
+            return
         yield Pass("computing: %s" % _gpus_text(computing))
         return
     yield Skip("no clear signature: mean utilization %.0f%% at %.0f%% of the power limit (computing is >= %.0f%%, "

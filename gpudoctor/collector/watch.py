@@ -39,6 +39,11 @@ FRAMEWORK_LIBS = (("/libtensorflow_framework.so", "tensorflow"), ("/jaxlib/", "j
 MAX_MAPS_BYTES = 4 << 20
 SHELLS = ("bash", "sh", "dash", "zsh", "ksh", "fish", "tcsh", "csh", "sshd", "sudo", "su", "tmux", "screen",
           "srun", "salloc", "sbatch", "slurmstepd", "login", "sshd-session")
+# NVIDIA's CUDA images set NCCL_VERSION (the libnccl2 package version, `ENV NCCL_VERSION=2.16.2-1`:
+# https://gitlab.com/nvidia/container-images/cuda/-/raw/master/dist/12.0.0/ubuntu2204/runtime/Dockerfile) for every
+# process of a container; NCCL reads no such variable (its version is the NCCL_VERSION_CODE macro of nccl.h). It
+# marks no job: a real 2x H200 run named the `tail` of a shell pipeline the job (fixtures/recorded/h200x2-2026-11-28f)
+IMAGE_NCCL_VERSION = b"NCCL_VERSION="
 MAX_PIDS_SCANNED = 32768  # /proc entries read when looking for the job by its environment
 MAX_JOB_PROCS = 64
 MAX_ENV_BYTES = 256 << 10
@@ -423,7 +428,7 @@ def scan_env_jobs(ctx, exclude):
         data, _ = _read_bytes(ctx, "/proc/%d/environ" % pid, 64 << 10)  # many of them: bounded reads
         if not data or b"NCCL_" not in data:
             continue
-        if not any(item.startswith(b"NCCL_") for item in data.split(b"\0")):
+        if not any(item.startswith(b"NCCL_") and not item.startswith(IMAGE_NCCL_VERSION) for item in data.split(b"\0")):
             continue
         comm = (ctx.read("/proc/%d/comm" % pid) or "").strip()
         if comm in SHELLS or gpudoctor_itself(ctx, pid):
