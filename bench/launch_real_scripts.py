@@ -214,6 +214,20 @@ EXTRA26 = {"Ask-Anything__video_chat2_torchrun.sh": (
 EXTRA27 = {"Deformable-DETR__configs_r50_deformable_detr.sh": (
     "https://github.com/fundamentalvision/Deformable-DETR/blob/11169a60c33333af00a4849f1808023eba96a931/"
     "configs/r50_deformable_detr.sh")}
+# round 9 (launch28): the files of the scripts' own repositories they run or read where they are (the sbatch file's
+# `srun ./accelerate.sh`, the submit scripts' `srun bash torchrun_script.sh` (round 8's measure part, fixed on this
+# round), the hostfile and the task script beside swift-work's slurm-layouts scripts)
+EXTRA28 = {
+    "Cesga2023Courses__pytorch_dist_accelerate_accelerate.sh": (
+        "https://github.com/diegoandradecanosa/Cesga2023Courses/blob/31481bfb6a1d667559381b846648ec2779608b5c/"
+        "pytorch_dist/accelerate/accelerate.sh"),
+    "ML-LinearSpace__demo_train_multinodes_torchrun_script.sh": (
+        "https://github.com/He-Wenhao/ML-LinearSpace/blob/b1485129dd351627157f8ff2420a7da8ea05395f/"
+        "demo/train_multinodes/torchrun_script.sh"),
+    **{"swift-work__slurm-layouts_%s" % f: (
+        "https://github.com/swift-lang/swift-work/blob/3634a4cce58a0a269c1f8286815b51e7e5aea4cd/slurm-layouts/%s" % f)
+       for f in ("hostfile-ompi-02.txt", "task-pmi.sh", "task-pmix.sh")},
+}
 # what the script needs on the machine before bash can reach its launch line: files made in
 # the working directory (the script's own cwd), the environment a user's login gives
 SIX = {"six_ALL_CCFRWORK": "W", "six_CCFRWORK": "W", "six_ALL_CCFRSCRATCH": "W", "six_CCFRSCRATCH": "W"}
@@ -298,6 +312,21 @@ SETUP = {
     # round 8 (launch27): the config script the README's line names, where the README runs it (the repository's root)
     "Deformable-DETR__tools_run_dist_slurm.sh": dict(
         copy=[("extra27/Deformable-DETR__configs_r50_deformable_detr.sh", "configs/r50_deformable_detr.sh")]),
+    # round 9 (launch28): the sibling files above, where the scripts run them; a log directory the script's
+    # redirection writes into (bash runs nothing when `> logs/x.log` cannot be opened)
+    "Cesga2023Courses__pytorch_dist_accelerate_accelerate.sbatch": dict(
+        copy=[("extra28/Cesga2023Courses__pytorch_dist_accelerate_accelerate.sh", "accelerate.sh")]),
+    "ML-LinearSpace__script_submit.sh": dict(
+        copy=[("measure27/ML-LinearSpace__script_torchrun_script.sh", "torchrun_script.sh")]),
+    "ML-LinearSpace__demo_train_multinodes_submit.sh": dict(
+        copy=[("extra28/ML-LinearSpace__demo_train_multinodes_torchrun_script.sh",
+               "demo/train_multinodes/torchrun_script.sh")]),
+    "swift-work__slurm-layouts_launch-ompi-03.sh": dict(
+        copy=[("extra28/swift-work__slurm-layouts_hostfile-ompi-02.txt", "hostfile-ompi-02.txt"),
+              ("extra28/swift-work__slurm-layouts_task-pmix.sh", "task-pmix.sh")]),
+    "swift-work__slurm-layouts_launch-srun.sh": dict(
+        copy=[("extra28/swift-work__slurm-layouts_task-pmi.sh", "task-pmi.sh")]),
+    "Qwen3-0.6b_pretrain__scripts_run_deepspeed.sh": dict(files=["logs/.keep"]),
     # round 6 (launch25): bash as nobody cannot make /cognitive_comp/... (set -e): the mkdir and the config file
     # the script writes there go nowhere, its words unchanged
     "Fengshenbang-LM__fengshen_examples_pretrain_t5_pretrain_randeng_t5_char_700M.sh": dict(
@@ -506,7 +535,8 @@ def fetch(d):
         os.makedirs(os.path.join(d, part), exist_ok=True)
         with urllib.request.urlopen(raw, timeout=30) as r, open(os.path.join(d, part, name), "wb") as f:
             f.write(r.read())
-    for sub, extra in (("extra24", EXTRA24), ("extra25", EXTRA25), ("extra26", EXTRA26), ("extra27", EXTRA27)):
+    for sub, extra in (("extra24", EXTRA24), ("extra25", EXTRA25), ("extra26", EXTRA26), ("extra27", EXTRA27),
+                        ("extra28", EXTRA28)):
         os.makedirs(os.path.join(d, sub), exist_ok=True)
         for name, url in extra.items():
             raw = url.replace("https://github.com/", "https://raw.githubusercontent.com/").replace("/blob/", "/", 1)

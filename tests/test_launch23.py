@@ -306,7 +306,10 @@ NNODES_CASES = [
      "workers train and the other 2 wait with no place", "start one agent a node (srun --ntasks-per-node=1)"),
     ("srun -N2", lambda t: t.replace("srun  torchrun", "srun -N2 torchrun"), "srun starts 2 torchrun agents",
      "give torchrun --nnodes=2"),
-    ("srun -N1", lambda t: t.replace("srun  torchrun", "srun -N1 torchrun"), None, None),
+    # launch28: #SBATCH --ntasks=2 exports SLURM_NTASKS=2, which srun takes as its -n: `srun -N1` does not start one
+    # task; the real Slurm 22.05 refuses the step or runs both tasks on the one node (tests/test_launch28_slurm.py)
+    ("srun -N1", lambda t: t.replace("srun  torchrun", "srun -N1 torchrun"), "srun starts 2 torchrun agents",
+     "give srun -n 2 --ntasks-per-node=1"),
 ]
 
 

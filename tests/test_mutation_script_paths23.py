@@ -115,7 +115,10 @@ def test_exec_and_exit_end_the_plan_where_bash_ends(tmp_path, head, runs):
 
 # srun(1): -n / --ntasks tasks; -N / --nodes times --ntasks-per-node (one a node without it); --ntasks-per-node alone
 # on the allocation's nodes; neither: the job's own tasks (#SBATCH --ntasks). A range or a value known at run time:
-# not known, no finding. torchrun without --nnodes takes at most 1 node (its default 1:1).
+# not known, no finding. torchrun without --nnodes takes at most 1 node (its default 1:1). launch28: #SBATCH --ntasks
+# exports SLURM_NTASKS, which srun takes as its -n, so without srun's own -n the job's 2 tasks run whatever -N or
+# --ntasks-per-node says (Slurm drops a --ntasks-per-node that does not give them: the real Slurm 22.05,
+# tests/test_launch28_slurm.py).
 JOB = '''#!/bin/bash
 #SBATCH --nodes=2
 #SBATCH --ntasks=%s
@@ -123,8 +126,8 @@ JOB = '''#!/bin/bash
 srun %s torchrun --nproc_per_node 4 --rdzv_backend c10d --rdzv_endpoint host1:29500 train.py
 '''
 AGENTS = [("2", "", 2), ("2", "-n 3", 3), ("2", "--ntasks=3", 3), ("2", "-n3", 3), ("2", "--ntasks 5", 5),
-          ("2", "-N 2 --ntasks-per-node=2", 4), ("2", "--nodes=2", 2), ("2", "-N2", 2), ("2", "--ntasks-per-node=3", 6),
-          ("2", "--mpi=pmix -n 3", 3), ("2", "-w host1 -n 3", 3), ("2", "-N 1", None), ("2", "-n 1", None),
+          ("2", "-N 2 --ntasks-per-node=2", 2), ("2", "--nodes=2", 2), ("2", "-N2", 2), ("2", "--ntasks-per-node=3", 2),
+          ("2", "--mpi=pmix -n 3", 3), ("2", "-w host1 -n 3", 3), ("2", "-N 1", 2), ("2", "-n 1", None),
           ("2", "-N 1-2", None), ("2", "-n $(nproc)", None), ("1", "", None), ("4", "", 4),
           ("2", "-n 3 -N 2", 3)]
 

@@ -3382,7 +3382,12 @@ def allocation(opts):
         nt = a["nodes"]  # sbatch(1) -N alone: one task per node
     if nt is not None:
         a["tasks"] = nt
-        env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = nt
+        if a.get("ntasks") or a.get("ntasks_per_node"):
+            # sbatch(1) OUTPUT ENVIRONMENT VARIABLES: SLURM_NTASKS is "set to value of the --ntasks option, if
+            # specified. Or, if either of the --ntasks-per-node or --ntasks-per-gpu options are specified, set to the
+            # number of tasks in the job" (https://slurm.schedmd.com/sbatch.html#OPT_SLURM_NTASKS); `-N 2` alone
+            # leaves it unset (the real Slurm 22.05 here, tests/test_launch28_slurm.py). srun reads it as its -n
+            env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = nt
     if not a.get("gpus_per_node") and a.get("gpus_total") and a.get("nodes") and a["gpus_total"] % a["nodes"] == 0:
         a["gpus_per_node"] = a["gpus_total"] // a["nodes"]  # -G spread evenly (sbatch places them itself)
     if a.get("gpus_per_node"):
@@ -3885,6 +3890,13 @@ def _findings(r, la):
                       if w.split("=", 1)[0] in ("--nnodes", "--nnodes_min")), None)
         left = agents - plan.nnodes_max
         per_node = agents == alloc_nodes
+        # srun's own -N / --ntasks-per-node asked for another count, which the allocation's SLURM_NTASKS overrode
+        srun_got = dict(_srun_opts(la.argv))
+        k_own = srun_got.get("--ntasks-per-node")
+        n_own = srun_got.get("-N", srun_got.get("--nodes"))
+        overridden = bool(alloc_nodes and r.result.allocation.get("env", {}).get("SLURM_NTASKS") and not any(
+            k in srun_got for k in ("-n", "--ntasks")) and (k_own or n_own) and all(
+            (v or "1").isdigit() for v in (k_own, n_own)) and int(n_own or alloc_nodes) * int(k_own or 1) != agents)
         la.findings.append(
             "srun starts %d torchrun agents (one per task) for a rendezvous of at most %d node%s (%s): %s and the "
             "other %d wait%s with no place (torch keeps %s as spare%s; older torch ends %s after the join timeout); "
@@ -3894,6 +3906,10 @@ def _findings(r, la):
                 "one agent's workers train alone" if plan.nnodes_max == 1 else
                 "%d agents' workers train" % plan.nnodes_max, left, "s" if left == 1 else "",
                 "it" if left == 1 else "them", "" if left == 1 else "s", "it" if left == 1 else "them",
+                "the allocation's SLURM_NTASKS=%d is srun's -n, and srun drops a --ntasks-per-node that does not "
+                "give it (Slurm: \"can't honor --ntasks-per-node ... Ignoring --ntasks-per-node\"): give srun -n %d "
+                "--ntasks-per-node=1 (one agent a node) and torchrun --nnodes=%d" % (
+                    agents, alloc_nodes, alloc_nodes) if overridden else
                 "give torchrun --nnodes=%d ($SLURM_NNODES: one agent a node)" % agents if per_node else
                 "start one agent a node (srun --ntasks-per-node=1) and give torchrun --nnodes=$SLURM_NNODES"))
     rank = sorted(t for t, k in uses.items() if "machine_rank" in k)
@@ -4033,6 +4049,12 @@ def _srun_tasks(argv, alloc):
             got[key] = int(val)
     if "n" in got:
         return got["n"]
+    if alloc.get("tasks") and alloc.get("env", {}).get("SLURM_NTASKS"):
+        # srun(1) INPUT ENVIRONMENT VARIABLES: SLURM_NTASKS is -n; the job's task count is the step's, and a
+        # --ntasks-per-node (or -N) that does not give it is dropped: "srun: Warning: can't honor --ntasks-per-node
+        # set to 1 which doesn't match the requested tasks 4 with the number of requested nodes 2. Ignoring
+        # --ntasks-per-node." (the real Slurm 22.05 here, tests/test_launch28_slurm.py)
+        return alloc["tasks"]
     if "N" in got:
         return got["N"] * got.get("k", 1)
     if "k" in got:

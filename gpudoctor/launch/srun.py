@@ -89,8 +89,25 @@ def read(plan, opts, argv, env):
         plan.nnodes_min = plan.nnodes_max = nodes
         plan.note("nodes: %d, the fewest that hold %d task%s at most %d a node (no -N: Slurm allocates that many)"
                   % (nodes, n, "" if n == 1 else "s", tpn))
+    asked = next((k for k in ("SLURM_NTASKS", "SLURM_NPROCS") if (env.get(k) or "").isdigit()), None)
     if "ntasks" in o:
         ntasks = count(o["ntasks"], "--ntasks", where, 1)
+    elif asked and ("ntasks_per_node" in o or "nodes" in o):
+        # inside an allocation whose task count was asked (sbatch -n / --ntasks-per-node export SLURM_NTASKS), srun
+        # takes it as -n (srun(1) INPUT ENVIRONMENT VARIABLES); a --ntasks-per-node that does not give it is
+        # dropped. The real Slurm 22.05 here (tests/test_launch28_slurm.py): in `sbatch -N 2 --ntasks-per-node=2`,
+        # `srun --ntasks-per-node=1` and `srun --nodes=2 --ntasks-per-node=1` run 4 tasks, with "srun: Warning:
+        # can't honor --ntasks-per-node set to 1 which doesn't match the requested tasks 4 with the number of
+        # requested nodes 2. Ignoring --ntasks-per-node."
+        ntasks = count(env[asked], asked, where, 1)
+        per = o.get("ntasks_per_node")
+        if per is not None and nodes and per.isdigit() and int(per) * nodes != ntasks:
+            plan.note("tasks: the allocation's %d (%s), which srun takes as its -n: it ignores --ntasks-per-node=%s "
+                      "(Slurm: \"can't honor --ntasks-per-node set to %s which doesn't match the requested tasks %d "
+                      "with the number of requested nodes %d\"); give -n/--ntasks to srun to change it" % (
+                          ntasks, asked, per, per, ntasks, nodes))
+        else:
+            plan.note("tasks: the allocation's %d (%s), which srun takes as its -n" % (ntasks, asked))
     elif "ntasks_per_node" in o and nodes:
         ntasks = nodes * count(o["ntasks_per_node"], "--ntasks-per-node", where, 1)
     elif "nodes" in o and nodes:
