@@ -110,3 +110,33 @@ def test_an_ordinary_pattern_is_still_widened_and_pruned():
     wide = scan_mod._relaxed(P)
     assert wide is not None and wide.search("exit code 7") and not wide.search("exit status 7")
     assert Pattern is not None
+
+
+# 89.: a drain reason from a hostile `sinfo -R` / `scontrol show node` dump ('x: touch M; #') was filled into
+# slurm.node_reason's note as sh()'s 'x: touch M; #', which the text report wrapped at a blank inside the quote: the
+# next line began inside it, and a clause of the note ran touch when copied alone
+
+SINFO = ("$ sinfo -R\nREASON               USER      TIMESTAMP           NODELIST\n"
+         "%-20s root      2026-11-28T03:18:40 sn3\n")
+SCONTROL = "NodeName=sn2 Arch=x86_64 State=IDLE+DRAIN ThreadsPerCore=1 Reason=%s [root@2026-11-28T08:55:30]\n"
+QUOTED = re.compile(r"^\s*(?:line \d+|confirmed by line \d+|seen in the log|\.\.\.)")
+
+
+@pytest.mark.parametrize("reason", ["x: touch M4; #", "x, touch M5; #", "x (touch M6; #", "x; touch M7 #"])
+@pytest.mark.parametrize("form", [SINFO, SCONTROL], ids=["sinfo", "scontrol"])
+def test_a_hostile_drain_reason_runs_nothing_from_the_text_report(tmp_path, form, reason):
+    src = tmp_path / "dump.txt"
+    src.write_text(form % reason)
+    rc, out, err = _gd(["explain", str(src)], tmp_path)
+    assert rc in (0, 1), err
+    assert "slurm.node_reason" in out
+    lines = [x for x in out.splitlines() if not QUOTED.match(x)]
+    assert _pasted_lines(lines, tmp_path) == []
+
+
+def test_a_plain_drain_reason_still_reads_as_written():
+    from gpudoctor import explain
+
+    r = explain.explain_text(SCONTROL % "bad gpu 3 - RMA ticket 1234", None)
+    n = next(c for c in r.get("context") or [] if c["id"] == "slurm.node_reason")
+    assert "'bad gpu 3 - RMA ticket 1234'" in n["note"] and "nodename=sn2 state=resume" in n["fix"], n

@@ -97,7 +97,8 @@ def test_a_hostile_reason_is_quoted_and_a_long_one_is_not_used():
     # the reason is anyone's text (scontrol update reason=...): it is printed as one quoted word, never a command
     text = "NodeName=sn2 State=IDLE+DRAIN Reason=x; rm -rf / $(id) [root@2026-11-28T08:55:30]\n"
     n = _node_reason(explain.explain_text(text, None))
-    assert n and "'x; rm -rf / $(id)'" in n["note"], n
+    # (red team 2026-11-28g, docs/security.md 89.: with a blank, one blank-free inert word the report never wraps)
+    assert n and "$'x\\x3b\\x20rm\\x20-rf\\x20/\\x20\\x24(id)'" in n["note"], n
     long = "NodeName=sn2 State=IDLE+DRAIN Reason=%s [root@2026-11-28T08:55:30]\n" % ("y" * 300)
     n = _node_reason(explain.explain_text(long, None))
     assert n and "y" * 65 not in n["note"] and "sn2" in n["note"], n

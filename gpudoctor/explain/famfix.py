@@ -26,7 +26,7 @@ Each fix still lives in one place, the entry's cause; this module only fills and
 import re
 
 from gpudoctor.explain.text import clip
-from gpudoctor.fixline import sh
+from gpudoctor.fixline import ACTS, inert_word, sh
 
 MAX_LINE = 4096  # characters of a matched line searched for a name
 MAX_NAME = 64
@@ -54,6 +54,15 @@ _NODE = re.compile(r"(?<![\w])NodeName=([A-Za-z0-9][\w.-]{0,62})|"
 _REASON = re.compile(r"(?<![\w])Reason=([^\n\[]{1,64}?) \[[A-Za-z_][\w.-]{0,31}@\d{4}-|"
                      r"^([^\n]{1,20}?) {0,19} [A-Za-z_][\w.-]{0,8}[ ]{1,9}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d [A-Za-z0-9]")
 _FIND = {"var": _VAR, "option": _OPTION, "ping4": _PING, "hydraarg": _HYDRA_ARG, "node": _NODE, "reason": _REASON}
+
+
+def _word(value):
+    """A slot's value as one shell word; one with a blank and a character a shell acts on (a drain reason:
+    'x: touch M; #') blank-free and inert (red team 2026-11-28g): the text report wraps prose at blanks, and sh()'s
+    'x: touch M; #' split there began a line inside the quote, which ran the value's rest when copied alone
+    (docs/security.md 89.). A plain reason ('bad gpu 3 - RMA ticket 1234') stays as sh() quotes it: split, its rest
+    leaves the quote open and runs nothing."""
+    return inert_word(value) if " " in value and any(c in ACTS for c in value) else sh(value)
 
 
 def _ping4(value):
@@ -87,7 +96,7 @@ def fill(text, lines):
         v = names(lines, m.group(1))
         if v and m.group(1) == "ping4":
             return _ping4(v) or m.group(2)
-        return sh(v) if v else m.group(2)
+        return _word(v) if v else m.group(2)
 
     return SLOT.sub(one, text)
 
