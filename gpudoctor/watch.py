@@ -664,26 +664,31 @@ def _lags_steadily(w, waiting, lag):
 
 
 def lagging_rank(w, gs):
-    """The finding for a rank of the node's job that keeps its GPU idle most of the time while the job's other
-    GPUs on the node wait busy at low power (NCCL kernels resident, waiting for it): the job runs at that rank's
-    pace, and what holds it is off the GPU. Its process's CPU says which kind: at ~100% of a core, work on its
-    CPU (Python, augmentation, tokenisation on the main thread); near 0%, it waits (a data loader that does not
-    keep up, storage, a lock, a sleep). None unless the waiting and the idle GPUs are one job's (launcher_ranks
-    / one_job). Measured on a real 2x H200 DDP job (fixtures/recorded/h200x2-2026-11-28f/): rank 1 spinning
-    0.3 s a step on its CPU, and sleeping 0.3 s a step, left its GPU at 2-8% utilization and GPU 0 at 99-100%
-    utilization and 26% of its power limit."""
+    """The finding for a rank of the node's job that keeps its GPU idle much of the time while the job's other GPUs
+    on the node stay busy the whole time, its share of the step and then NCCL's kernels waiting for it: the job runs
+    at that rank's pace, and what holds it is off the GPU. The busy GPUs either wait at low power (the rank is far
+    behind) or compute part of the time at any power, and then NVLink must move bytes on both sides (they exchange
+    data: one job's collective, not two runs of one launcher). Its process's CPU says which kind: at ~100% of a
+    core, work on its CPU (Python, augmentation, tokenisation on the main thread); near 0%, it waits (a data loader
+    that does not keep up, storage, a lock, a sleep). None unless the busy and the idle GPUs are one job's
+    (launcher_ranks / one_job). Measured on a real 2x H200 DDP job (fixtures/recorded/h200x2-2026-11-28f/): one rank
+    spinning or sleeping 0.3 s a step left its GPU at 0-19% utilization and the other at 99-100% and 25-26% of its
+    power limit; 0.03 s a step (steps of 0.050 s against 0.022 s) left it at 35-44% and the other at 98-99% and 65%,
+    NVLink 10.8 GB/s each."""
     mine = set(job_gpus(w))
     if len(mine) < 2:
         return None
     job = [g for g in gs if isinstance(g["index"], int) and g["index"] in mine and g["util"] is not None]
-    waiting = [g for g in job if g["state"] == "waiting"]
-    if not waiting:
+    busy = [g for g in job if g["util"] >= BUSY_UTIL and g["state"] in ("waiting", "computing", "partial")]
+    if not busy:
         return None
-    floor = min(g["util"] for g in waiting)
+    floor = min(g["util"] for g in busy)
     lag = [g for g in job if g["util"] < LAG_UTIL and g["util"] <= floor - LAG_GAP]
-    if not lag or len(lag) > len(waiting) or not _lags_steadily(w, waiting, lag):
+    if not lag or len(lag) > len(busy) or not _lags_steadily(w, busy, lag):
         return None
-    if not one_job(w, waiting, lag):
+    waits = all(g["state"] == "waiting" for g in busy)
+    moves = all((g["nvlink_bytes_s"] or 0) >= RDMA_MIN for g in busy + lag)
+    if not (waits or moves) or not one_job(w, busy, lag):
         return None
     on = set(g["index"] for g in lag)
     slow = [p for p in processes(w) if set(_gpu_ids(p)) & on]
@@ -694,36 +699,46 @@ def lagging_rank(w, gs):
         span(min(g["util"] for g in lag), max(g["util"] for g in lag), lambda x: "%.0f%%" % x),
         span(min(g["util_min"] or 0 for g in lag), max(g["util_max"] or 0 for g in lag), lambda x: "%.0f%%" % x))
     who = ", ".join("%s (%s)" % (p.get("pid"), p.get("comm") or "?") for p in slow[:4])
-    limit = _mean([g["limit_w"] for g in waiting])
-    wait_text = "the job's GPU %s wait%s for it at %s utilization and %s of %s %.0f W power limit (NCCL's kernels " \
-                "resident, not computing)" % (
-                    ",".join(str(g["index"]) for g in waiting), "s" if len(waiting) == 1 else "",
-                    span(min(g["util"] for g in waiting), max(g["util"] for g in waiting), lambda x: "%.0f%%" % x),
-                    span(min(g["frac"] for g in waiting), max(g["frac"] for g in waiting),
-                         lambda x: "%.0f%%" % (100 * x)), "its" if len(waiting) == 1 else "their", limit or 0)
+    limit = _mean([g["limit_w"] for g in busy])
+    util_text = span(min(g["util"] for g in busy), max(g["util"] for g in busy), lambda x: "%.0f%%" % x)
+    frac_text = span(min(g["frac"] or 0 for g in busy), max(g["frac"] or 0 for g in busy), lambda x: "%.0f%%" % (100 * x))
+    idx = ",".join(str(g["index"]) for g in busy)
+    one = len(busy) == 1
+    if waits:
+        busy_text = "the job's GPU %s wait%s for it at %s utilization and %s of %s %.0f W power limit (NCCL's " \
+                    "kernels resident, not computing)" % (idx, "s" if one else "", util_text, frac_text,
+                                                          "its" if one else "their", limit or 0)
+    else:
+        busy_text = "the job's GPU %s stay%s busy at %s utilization and %s of %s %.0f W power limit: %s share of " \
+                    "each step, then NCCL's kernels waiting for it (NVLink %s a GPU, in and out)" % (
+                        idx, "s" if one else "", util_text, frac_text, "its" if one else "their", limit or 0,
+                        "its" if one else "their", human_rate(_mean([g["nvlink_bytes_s"] or 0 for g in busy + lag])))
     msg = "a rank on this node holds the job: %s while %s; pid %s on GPU %s spends its steps off the GPU" % (
-        lag_text, wait_text, who, ",".join(str(i) for i in sorted(on)))
+        lag_text, busy_text, who, ",".join(str(i) for i in sorted(on)))
     cpu = [_num(p.get("cpu_pct")) for p in slow if _num(p.get("cpu_pct")) is not None]
     pids = ",".join(str(p.get("pid")) for p in slow[:4] if _int(p.get("pid")) is not None)
     fix = cmd("py-spy dump --pid {pid}   # where the process spends its time (pip install py-spy; root or its user)",
               pid=pids.split(",")[0]) if pids else ""
     fix += "\n# %s" % PY_SPY
+    on_cpu = "\n# move that work into DataLoader workers (num_workers) or onto the GPU; a rank that does more than " \
+             "the others (rank 0 logging, evaluating, saving) holds every rank"
+    waiting_fix = "\n# DataLoader(num_workers=8, pin_memory=True, persistent_workers=True, prefetch_factor=4); data " \
+                  "on local disk; py-spy shows the call it waits in"
+    cpu_text = span(min(cpu), max(cpu), lambda x: "%.0f%%" % x) if cpu else None
     if cpu and min(cpu) >= LAG_CPU_BUSY:
         msg += ", at %s of a CPU core: work on its CPU between the steps (Python in the training loop, " \
-               "augmentation or tokenisation on the main thread, a metric or a log computed on the CPU)" % (
-                   span(min(cpu), max(cpu), lambda x: "%.0f%%" % x))
-        fix += "\n# move that work into DataLoader workers (num_workers) or onto the GPU; a rank that does more " \
-               "than the others (rank 0 logging, evaluating, saving) holds every rank"
+               "augmentation or tokenisation on the main thread, a metric or a log computed on the CPU)" % cpu_text
+        fix += on_cpu
     elif cpu and max(cpu) <= LAG_CPU_IDLE:
         sysc = _dict(w.get("cpu"))
         io = " (node iowait %.0f%%)" % sysc["iowait_pct"] if _num(sysc.get("iowait_pct")) is not None else ""
         msg += ", at %s of a CPU core: it waits off the CPU too%s: for its next batch (a DataLoader with too few " \
-               "workers, slow or remote storage), a lock, a file, a sleep" % (
-                   span(min(cpu), max(cpu), lambda x: "%.0f%%" % x), io)
-        fix += "\n# DataLoader(num_workers=8, pin_memory=True, persistent_workers=True, prefetch_factor=4); " \
-               "data on local disk; py-spy shows the call it waits in"
+               "workers, slow or remote storage), a lock, a file, a sleep" % (cpu_text, io)
+        fix += waiting_fix
     elif cpu:
-        msg += ", at %s of a CPU core" % span(min(cpu), max(cpu), lambda x: "%.0f%%" % x)
+        msg += ", at %s of a CPU core: part of that time on its CPU, part waiting (for its data, a lock, a file, a " \
+               "sleep)" % cpu_text
+        fix += on_cpu + waiting_fix
     else:
         msg += " (its CPU time was not read)"
     return Finding.error(msg, fix=fix.lstrip("\n"))

@@ -239,3 +239,75 @@ def test_jax_preallocation_judged_as_planned(cli, name, held, note):
         assert note in text and "not judged for room" in text
     t = _check(doc, "watch.target")
     assert t["status"] == "pass" and "(found by gpu)" in json.dumps(t)
+
+
+# ------------------------------------------------------------------ call 2: the fixed watch on the host itself
+
+C2 = "call2"
+
+
+def _c2(name):
+    return os.path.join(C2, name)
+
+
+@pytest.mark.parametrize("job,save,out,gpu,other", [
+    ("ddp-spin0", "ddp-spin0-save", "ddp-spin0-watch-json.out", 0, 1),
+    ("ddp-spin0", "ddp-spin0-smisave", "ddp-spin0-smiwatch-json.out", 0, 1),
+    ("ddp-sleep1", "ddp-sleep1-save", "ddp-sleep1-watch-json.out", 1, 0),
+    ("ddp-sleep1", "ddp-sleep1-smisave", "ddp-sleep1-smiwatch-json.out", 1, 0)])
+def test_on_the_host_watch_named_the_slowed_rank_through_both_samplers(cli, job, save, out, gpu, other):
+    """Call 2 installed the fixed tree (3fa8e518): rank 0 slowed (GPU 0) and rank 1 slowed, through pynvml and
+    through nvidia-smi (pynvml hidden): the host named the slowed rank's GPU and pid; the saves judge the same here."""
+    pid = _slow_pid(_c2(job))
+    there = _json(_c2(out))
+    msg = _finding(there, "watch.bound")["message"]
+    assert msg.startswith("a rank on this node holds the job: GPU %d idles at " % gpu)
+    assert "the job's GPU %d waits for it at " % other in msg and "pid %s (python) on GPU %d" % (pid, gpu) in msg
+    rc, here = _watch(cli, _c2(save))
+    assert rc == there["summary"]["exit_code"] == 1
+    assert _finding(here, "watch.bound")["message"] == msg
+    assert "20.4 s slowed" in _text(_c2("%s-job.log" % job))
+
+
+def test_on_the_host_p2p_off_and_no_gpu_process_yet(cli):
+    there = _json(_c2("ddp-p2poff-watch-json.out"))
+    f = _finding(there, "watch.bound")
+    assert f["severity"] == "warning" and "NCCL_P2P_DISABLE=1 turns NCCL's P2P transport off" in f["message"]
+    rc, here = _watch(cli, _c2("ddp-p2poff-save"))
+    assert rc == 0 and _finding(here, "watch.bound")["message"] == f["message"]
+    text = _flat(_text(_c2("early-watch-text.out")))
+    assert "N/A watch.target nothing to watch: 2 GPUs idle" in text
+    assert "3 processes with NCCL_* in their environment load torch and hold no GPU yet (2881 pt_elastic, 2947 " \
+           "python, 2948 python)" in text and "(647 tail, 2878 timeout), no framework loaded: not a GPU job" in text
+    rc, here = _watch(cli, _c2("early-save"))
+    assert _check(here, "watch.target") == _check(_json(_c2("early-watch-json.out")), "watch.target")
+
+
+@pytest.mark.parametrize("job,cpu,kind", [("ddp-mildsleep", "40%", "part of that time on its CPU, part waiting"),
+                                          ("ddp-mildspin", "100%", "work on its CPU between the steps")])
+def test_a_mild_straggler_is_named_by_the_busy_rank_and_nvlink(cli, job, cpu, kind):
+    """0.03 s a step on rank 1 (steps of 0.050 s against 0.022 s): GPU 1 at 35-44% utilization, GPU 0 busy at 98-99%
+    and 65% of its limit (computing its share, then waiting), NVLink moving on both. The host's watch (the strict rule
+    only: the busy GPU must wait at low power) called it input-bound with no rank; the rule that takes a busy GPU at
+    any power where NVLink shows the two exchange data names rank 1."""
+    assert "0.050 s a step" in _text(_c2("%s-job.log" % job))
+    assert _finding(_json(_c2("%s-watch-json.out" % job)), "watch.bound")["message"].startswith("input-bound: ")
+    pid = _slow_pid(_c2(job))
+    rc, here = _watch(cli, _c2(job + "-save"))
+    msg = _finding(here, "watch.bound")["message"]
+    assert rc == 1 and msg.startswith("a rank on this node holds the job: GPU 1 idles at ")
+    assert "the job's GPU 0 stays busy at 99% utilization and 65% of its 700 W power limit: its share of each step, " \
+           "then NCCL's kernels waiting for it (NVLink " in msg
+    assert "pid %s (python) on GPU 1 spends its steps off the GPU, at %s of a CPU core: %s" % (pid, cpu, kind) in msg
+
+
+def test_a_busy_gpu_that_computes_needs_nvlink_to_name_a_rank(cli, tmp_path):
+    """The mild samples without NVLink counters (two runs of one launcher that exchange nothing look the same):
+    no rank is named, the input-bound reading stays."""
+    doc = _json(_c2("ddp-mildsleep-save/vm.json"))
+    for g in doc["watch"]["gpu"]["gpus"]:
+        g["nvlink_tx_bytes_s"] = g["nvlink_rx_bytes_s"] = 0.0
+    (tmp_path / "vm.json").write_text(json.dumps(doc))
+    rc, out, err = cli("watch", "--facts", str(tmp_path / "vm.json"), "--json")
+    msg = _finding(json.loads(out), "watch.bound")["message"]
+    assert msg.startswith("input-bound: ") and "holds the job" not in msg
