@@ -153,6 +153,9 @@ if a:
 # sbatch with no script operand reads the batch script from its stdin (`sbatch <<EOF`): run it
 SBATCH = """#!/bin/bash
 printf '%s\\037' sbatch "$@" >> "$REC"; printf '\\036' >> "$REC"
+# --wrap CMD: sbatch runs CMD as a `sh` batch script (round 9, launch28)
+w=; n=; for a in "$@"; do if [ -n "$n" ]; then w=$a; n=; fi; case "$a" in --wrap=*) w=${a#--wrap=};; --wrap) n=1;; esac; done
+[ -n "$w" ] && exec sh -c "$w"
 for a in "$@"; do case "$a" in -*) ;; *) exit 0;; esac; done
 cat > "$HOME/.batch.sh"; bash "$HOME/.batch.sh"
 """
@@ -434,6 +437,11 @@ def agrees(argv, real):
 
     words = [os.path.basename(a) for a in argv]
     for r in real:
+        # a launcher inside another program's record: `ssh [opts] HOST srun ...` (the ssh stub records the remote
+        # command as its words; the plan reads them as the remote shell's line): round 9 (launch28)
+        if r and r[0] in ("ssh", "pdsh") and words and words[0] in LAUNCHERS:
+            if any(r[k] == words[0] and match(argv[1:], r[k + 1:]) for k in range(1, len(r))):
+                return True
         for off in range(1, len(argv)):
             if r and words[off] == r[0] and (r[0] in LAUNCHERS or r[0].startswith("python")) and \
                     match(argv[off + 1:], r[1:]):

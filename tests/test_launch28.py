@@ -152,3 +152,53 @@ def test_horovod_elastic_bounds_follow_horovod(tmp_path):
     out = subprocess.run(["python3", "-m", "gpudoctor", "plan", str(script)], capture_output=True, text=True,
                          cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]))
     assert "world size     at least 4" in out.stdout and "world size     2 to 16" in out.stdout, out.stdout
+
+
+# ------------------------------------------------------------------ aws-parallelcluster-post-install-scripts pyxis/test.sh
+# https://github.com/aws-samples/aws-parallelcluster-post-install-scripts/blob/66337fc41a05facf3d7bb732c80b4366c56b83c5/pyxis/test.sh
+# (fix28, whole file): line 4's `sbatch --wrap "srun --container-image=alpine ..."` was no launch line. The bash
+# stub of sbatch runs the --wrap string with sh, as the batch script would (bench/launch_real_scripts.py SBATCH).
+PYXIS = '''srun grep PRETTY /etc/os-release
+srun --container-image=alpine grep PRETTY /etc/os-release
+sbatch --container-image=alpine --wrap "grep PRETTY /etc/os-release"
+sbatch --wrap "srun --container-image=alpine grep PRETTY /etc/os-release"
+srun --container-image=nvidia/cuda:11.6.2-base-ubuntu20.04 nvidia-smi'''
+SBATCH_WRAP = '''#!/bin/bash
+printf '%s\\037' sbatch "$@" >> "$REC"; printf '\\036' >> "$REC"
+w=; n=; for a in "$@"; do if [ -n "$n" ]; then w=$a; n=; fi; case "$a" in --wrap=*) w=${a#--wrap=};; --wrap) n=1;; esac; done
+[ -n "$w" ] && exec sh -c "$w"
+'''
+
+
+def test_pyxis_sbatch_wrap_srun_is_planned_in_its_own_one_node_job(tmp_path):
+    script = tmp_path / "test.sh"
+    script.write_text(PYXIS)
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    (stubs / "sbatch").write_text(SBATCH_WRAP)
+    (stubs / "sbatch").chmod(0o700)
+    rec = bash_run(tmp_path, script, progs=("grep", "nvidia-smi"))
+    sruns = [r for r in rec if r[0] == "srun"]
+    assert len(sruns) == 4, rec  # lines 1, 2, 5 and the one the wrapped batch script runs
+    rs = read_script(str(script), [], environ={})
+    assert [la.line for la in rs.launches] == [1, 2, 4, 5]
+    for la in rs.launches:
+        assert any(la.argv == r for r in sruns), (la.argv, sruns)
+    wrapped = rs.launches[2]
+    assert (wrapped.plan.world_size(), wrapped.plan.nnodes_max) == (1, 1)  # sbatch's one node, one task
+    # the other lines run outside any job: no allocation of the wrap's leaks into them
+    assert [la.plan.world_size() for la in (rs.launches[0], rs.launches[1], rs.launches[3])] == [None] * 3
+    assert rs.allocation == {}
+    assert any("sbatch --wrap runs its command string as the batch script" in n for n in rs.notes)
+
+
+def test_sbatch_wrap_torchrun_on_two_nodes_is_the_batch_shell_once(tmp_path):
+    # `sbatch -N 2 --wrap "torchrun --nnodes=2 ..."`: the batch script runs on the first node only (sbatch(1)),
+    # as an sbatch file's own line would: the same finding
+    script = tmp_path / "w.sh"
+    script.write_text('sbatch -N 2 --wrap "torchrun --nnodes=2 --nproc_per_node=8 --rdzv_backend=c10d '
+                      '--rdzv_endpoint=node1:29500 train.py"\n')
+    (la,) = read_script(str(script), [], environ={}).launches
+    assert la.plan.world_size() == 16
+    assert any("the batch shell runs this line once, on the first node of the 2-node allocation" in f
+               for f in la.findings), la.findings

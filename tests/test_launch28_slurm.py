@@ -120,3 +120,21 @@ def test_ml_linearspace_submit_twenty_agents_for_a_five_node_rendezvous(tmp_path
     assert la.plan.launcher == "torchrun" and la.plan.nnodes_max == 5
     f = [x for x in la.findings if "torchrun agents" in x]
     assert f and "srun starts 20 torchrun agents" in f[0] and "give srun -n 5 --ntasks-per-node=1" in f[0], la.findings
+
+
+def test_sbatch_wrap_is_read_as_its_batch_script_in_the_job_its_options_ask(ms, tmp_path):
+    # aws-samples/aws-parallelcluster-post-install-scripts pyxis/test.sh line 4 runs `sbatch --wrap "srun ..."`; the
+    # plan had no launch line there. sbatch(1) --wrap: the string is a `sh` batch script; no -N/-n: one node, one task
+    script = tmp_path / "w.sh"
+    script.write_text('sbatch --wait -o w1.txt --wrap "srun hostname"\n'
+                      'sbatch --wait -o w2.txt -N 2 --wrap "srun hostname"\n'
+                      'srun -N 1 hostname\n')
+    p = ms.run("bash", str(script), timeout=180, cwd=str(tmp_path))
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    w1 = [ln for ln in (tmp_path / "w1.txt").read_text().splitlines() if ln.strip()]
+    w2 = [ln for ln in (tmp_path / "w2.txt").read_text().splitlines() if ln.strip()]
+    assert (len(w1), len(w2)) == (1, 2), (w1, w2)
+    rs = read_script(str(script), [], environ={})
+    got = [(la.line, la.plan.world_size(), la.plan.nnodes_max) for la in rs.launches]
+    assert got == [(1, 1, 1), (2, 2, 2), (3, 1, 1)], got
+    assert rs.allocation == {}  # the jobs are the lines' own: the script is no sbatch file

@@ -140,6 +140,8 @@ class Launch:
     written: Dict[str, str] = field(default_factory=dict)  # files the script wrote before this line
     no_args: bool = False  # its words read the script's arguments ("$@", $1), and the plan was given none
     empties: Dict[str, int] = field(default_factory=dict)  # names it expanded that the script set to nothing: line
+    # the job this line runs in where it is not the script's own (`sbatch --wrap CMD`: the job sbatch's options ask for)
+    alloc: Optional[Dict[str, object]] = None
 
 
 @dataclass
@@ -2733,6 +2735,10 @@ class Reader:
             return self._ssh(rest)
         if prog == "pdsh":
             return self._ssh(rest, pdsh=True)
+        if prog == "sbatch" and self.stdin is None:
+            wrapped = _sbatch_wrap(rest)
+            if wrapped is not None:
+                return self._sbatch_wrapped(*wrapped)
         if prog == "sbatch" and self.stdin is not None and not any(
                 w.startswith("--wrap") or re.search(r"\.(sh|bash|sbatch|slurm)$", w) for w in rest[1:]):
             return self._sbatch_heredoc(rest)
@@ -2933,6 +2939,40 @@ class Reader:
             self._run_heredoc([], [], doc, "sbatch reads it as the batch script")
         finally:
             self.batch = saved
+
+    def _sbatch_wrapped(self, opts, cmd):
+        """`sbatch [options] --wrap=CMD`: sbatch(1) --wrap: "Sbatch will wrap the specified command string in a
+        simple "sh" shell script, and submit that script to the slurm controller" (https://slurm.schedmd.com/
+        sbatch.html#OPT_wrap). CMD is that batch script, on the first node of the job sbatch's options ask for;
+        with no -N, -n or --ntasks-per-node that job is one node and one task (the real Slurm 22.05 here:
+        `sbatch --wrap "srun ..."` ran one task, SLURM_NNODES=1; tests/test_launch28_slurm.py). aws-samples/
+        aws-parallelcluster-post-install-scripts pyxis/test.sh: `sbatch --wrap "srun --container-image=alpine ..."`
+        was no launch line."""
+        opts = [o for o in opts if MARK not in o]
+        heads = list(opts)
+        if not any(re.match(r"^(-[Nn]|--nodes|--ntasks)", o) for o in heads):
+            heads = ["--nodes=1"] + heads  # sbatch's own default: one node
+        alloc = allocation(heads)
+        alloc["sbatch"], alloc["sbatch_command_line"] = [], opts
+        before = len(self.result.launches)
+        self.result.notes.append("line %d: sbatch --wrap runs its command string as the batch script (sh): read "
+                                 "as that script" % self.line)
+        if self.depth >= 4:
+            return
+        saved = (self.batch, dict(self.vars), list(self.positional), self.line)
+        self.batch = True
+        self.vars = {k: (v if k in self.exported else "") for k, v in self.vars.items()}
+        self.positional = []
+        self.depth += 1
+        frames = len(self.frames)
+        try:
+            self._read_nested(cmd + "\n", base=self.line - 1)
+        finally:
+            self.depth -= 1
+            del self.frames[frames:]
+            self.batch, self.vars, self.positional, self.line = saved
+        for la in self.result.launches[before:]:
+            la.alloc = alloc
 
     def _ssh(self, rest, pdsh=False):
         """`ssh [options] host [command...]` (ssh(1) SYNOPSIS): the command words, joined by
@@ -3208,6 +3248,32 @@ def _main_prog(found):
         if f[k:k + 1] != ["-c"]:
             return f
     return found[0]
+
+
+def _sbatch_wrap(rest):
+    """(sbatch's other options, CMD) of `sbatch [options] --wrap=CMD` / `--wrap CMD`, else None (no --wrap, a
+    command string known only at run time, or a script operand after the options)."""
+    opts, cmd, i = [], None, 1
+    while i < len(rest):
+        w = rest[i]
+        if w.startswith("--wrap="):
+            cmd = w[len("--wrap="):]
+        elif w == "--wrap":
+            if i + 1 >= len(rest):
+                return None
+            cmd = rest[i + 1]
+            i += 1
+        elif w.startswith("-"):
+            opts.append(w)
+            if "=" not in w and (w in _SBATCH_VALUE or re.match(r"^-[A-Za-z]$", w)) and i + 1 < len(rest):
+                opts.append(rest[i + 1])
+                i += 1
+        else:
+            return None
+        i += 1
+    if cmd is None or MARK in cmd or not cmd.strip():
+        return None
+    return opts, cmd
 
 
 def _nsys_app(rest):
@@ -3605,11 +3671,16 @@ def _plan_launch(r, la):
         hostfiles.WRITTEN.reset(token)
 
 
+def _job(r, la):
+    """The job a launch line runs in: its own (`sbatch --wrap`), else the script's #SBATCH allocation."""
+    return la.alloc if la.alloc is not None else r.result.allocation
+
+
 def _plan_launch_here(r, la):
     import shlex
 
     env = dict(r.env_here)
-    for k, v in r.result.allocation.get("env", {}).items():
+    for k, v in _job(r, la).get("env", {}).items():
         env[k] = str(v)
     for name in r.exported:
         v = r.vars.get(name)
@@ -3851,13 +3922,13 @@ def _findings(r, la):
     from gpudoctor.launch import is_loopback
 
     plan = la.plan
-    nodes = plan.nnodes_max if plan.nnodes_max is not None else r.result.allocation.get("nodes")
+    nodes = plan.nnodes_max if plan.nnodes_max is not None else _job(r, la).get("nodes")
     multi = (nodes or 0) > 1
     uses = la.once_uses
     alone = la.in_batch and _one_node_agent(plan)
     if alone:
         uses = {}  # one agent, on the batch shell's node: task 0's values are its own (the finding below)
-    alloc_nodes = r.result.allocation.get("nodes") or 0
+    alloc_nodes = _job(r, la).get("nodes") or 0
     apart = alone and alloc_nodes > 1 and (plan.nnodes_min or 0) > 1 and not any(
         o.via_shell or (o.argv and os.path.basename(o.argv[0]) == "srun") for o in r.result.launches)
     if apart:
@@ -3877,7 +3948,7 @@ def _findings(r, la):
             "%s is %s in an sbatch file (slurmd runs its own copy of the script there), not this file's directory: "
             "what the line reads from it is not there; use $SLURM_SUBMIT_DIR (the directory sbatch ran in) or an "
             "absolute path" % (spool[0].text, SPOOL))
-    agents = _srun_tasks(la.argv, r.result.allocation) if plan.launcher == "torchrun" and \
+    agents = _srun_tasks(la.argv, _job(r, la)) if plan.launcher == "torchrun" and \
         plan.rdzv_backend in ("c10d", "etcd", "etcd-v2") and plan.nnodes_max is not None and \
         "--standalone" not in la.argv else None
     if agents is not None and agents > plan.nnodes_max:
@@ -3894,7 +3965,7 @@ def _findings(r, la):
         srun_got = dict(_srun_opts(la.argv))
         k_own = srun_got.get("--ntasks-per-node")
         n_own = srun_got.get("-N", srun_got.get("--nodes"))
-        overridden = bool(alloc_nodes and r.result.allocation.get("env", {}).get("SLURM_NTASKS") and not any(
+        overridden = bool(alloc_nodes and _job(r, la).get("env", {}).get("SLURM_NTASKS") and not any(
             k in srun_got for k in ("-n", "--ntasks")) and (k_own or n_own) and all(
             (v or "1").isdigit() for v in (k_own, n_own)) and int(n_own or alloc_nodes) * int(k_own or 1) != agents)
         la.findings.append(
@@ -3956,7 +4027,7 @@ def _findings(r, la):
                 "the node rank is %d on every node (written in the script, not read from the node) on a %d-node "
                 "plan: every node claims rank %d; take it from the node (e.g. $SLURM_NODEID under srun, or an "
                 "argument: bash train.sh NNODES NODE_RANK)" % (plan.machine_rank, nodes, plan.machine_rank))
-    alloc_nodes = r.result.allocation.get("nodes")
+    alloc_nodes = _job(r, la).get("nodes")
     if multi and plan.master_addr and is_loopback(plan.master_addr.split(" ")[0]) and plan.nnodes_min is not None \
             and plan.nnodes_min <= 1 and not (alloc_nodes and alloc_nodes > 1):
         # (wrong27) an elastic range whose minimum is one node ('--nnodes 1:2', torchrun's MIN_SIZE:MAX_SIZE,
@@ -3969,10 +4040,10 @@ def _findings(r, la):
         la.findings.append("the master address is %s on a %d-node plan: the other nodes cannot reach it; use the "
                            "master node's address (e.g. the first name `scontrol show hostnames \"$SLURM_JOB_NODELIST\"` prints)"
                            % (plan.master_addr, nodes))
-    gpn = r.result.allocation.get("gpus_per_node")
+    gpn = _job(r, la).get("gpus_per_node")
     if gpn and plan.nproc_per_node and plan.nproc_per_node > gpn and "nproc_per_node" not in la.varies:
         la.findings.append("%d processes per node but the allocation gives %d GPU%s per node (%s)" % (
-            plan.nproc_per_node, gpn, "" if gpn == 1 else "s", _alloc_source(r.result.allocation)))
+            plan.nproc_per_node, gpn, "" if gpn == 1 else "s", _alloc_source(_job(r, la))))
     ws = plan.world_size()
     # WORLD_SIZE as the script computes it (exported: torch's env:// and the HF Trainer read
     # it), and --world-size N handed to the training script, against what the launcher starts
