@@ -332,6 +332,11 @@ def specific(uf, tbr, mean, tb=None):
     emb = _embeddings_overflow(uf, tbr, mean, tb) or _stdlib_reads(uf, tbr, mean, tb)
     if emb:
         return emb
+    from gpudoctor.explain import objtype  # (famfix28) the name the line uses whose type CPython's message names
+
+    got = objtype.read(uf, tbr, ident, quote)
+    if got:
+        return got
     subs = _SUBSCRIPT.findall(uf["focus"] or src)
     # (a subscript read as the raiser only where the user's frame is the innermost one: a KeyError that a library's
     # __getitem__ raises with a message of its own is no missing key of the line)

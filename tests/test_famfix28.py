@@ -1,0 +1,113 @@
+"""explain-famfix28 (issue 18, "when explain names the right family, name the settled fix too").
+
+objtype.py: CPython's "'T' object has no attribute 'a'" / "is not callable | subscriptable | iterable" on the user's
+own line, read with the one name the line uses that way: what the name holds (None, a tuple, a list, a dict,
+accelerate's prepared wrapper, a LightningDataModule attribute nothing set) and so the edit.
+
+Texts: the seen held-out sets' real texts (bench/data, read through tests/seen_case.py; each case's id says which),
+and lines built from CPython's format strings (Objects/object.c, Objects/abstract.c, Objects/call.c) for the
+negatives.
+"""
+
+import pytest
+
+from gpudoctor import explain
+from gpudoctor.explain import objtype, userline
+from seen_case import seen_case
+
+
+@pytest.fixture(scope="module")
+def kb():
+    return explain.load_knowledge()
+
+
+def _root(kb, text):
+    res = explain.explain_text(text, kb)
+    roots = [f for f in res["findings"] if f.get("role") == "root"]
+    assert roots, res["verdict"]
+    return roots[0]
+
+
+def test_tuple_predictions_take_the_element(kb):
+    # P29's real text: transformers' Trainer calls compute_metrics; `preds = preds.argmax(-1)` ->
+    # AttributeError: 'tuple' object has no attribute 'argmax'
+    root = _root(kb, seen_case("2026-11-27p29", "p29-hf_compute_metrics_tuple_hidden_states"))
+    first = root["causes"][0]
+    assert "`preds` is a tuple" in first["text"]
+    assert "preds[0]" in first["fix"][0] and "before .argmax" in first["fix"][0]
+    assert root["id"] == "code.exception"  # (the root is not changed)
+
+
+def test_none_from_get_worker_info_in_iter(kb):
+    # P14's real text: an IterableDataset's __iter__ reads info.id with num_workers=0
+    root = _root(kb, seen_case("2026-11-26p14", "p14-iterable_worker_info_none"))
+    first = root["causes"][0]
+    assert "`info` is None" in first["text"] and "get_worker_info()" in first["text"]
+    assert "if info is None" in first["fix"][0]
+
+
+def test_accelerate_prepare_unpacked_in_another_order(kb):
+    # P14's real text: `model(x)` -> TypeError: 'AcceleratedOptimizer' object is not callable
+    root = _root(kb, seen_case("2026-11-26p14", "p14-acc_prepare_order"))
+    first = root["causes"][0]
+    assert "`model` holds accelerate's AcceleratedOptimizer" in first["text"]
+    assert "accelerator.prepare(model, optimizer, loader)" in first["fix"][0]
+
+
+@pytest.mark.parametrize("set_,case,attr", [
+    # P14: the splits assigned in prepare_data (one process); P25: a setup that tests stage == 'train'
+    ("2026-11-26p14", "p14-lit_prepare_data_state", "val_ds"),
+    ("2026-11-27p25", "p25-lightning_datamodule_setup_stage_train", "val_set"),
+])
+def test_lightning_datamodule_attribute_set_in_setup(kb, set_, case, attr):
+    root = _root(kb, seen_case(set_, case))
+    first = root["causes"][0]
+    assert "reads self.%s, which nothing set on this process" % attr in first["text"]
+    assert "assign self.%s in setup(self, stage)" % attr in first["fix"][0] and "stage == 'fit'" in first["fix"][0]
+
+
+def test_list_of_feature_maps(kb):
+    # P27's real text: timm features_only=True returns a list; `f.mean((2, 3))`
+    root = _root(kb, seen_case("2026-11-27p27", "p27-timm_features_only_list"))
+    got = [c for c in root["causes"] if "`f` is a list" in c["text"]]
+    assert got and "f[-1]" in got[0]["fix"][0]
+
+
+def _uf(src, focus=None, fn="<module>", frames=()):
+    return {"file": "/home/u/train.py", "line": 3, "fn": fn, "src": src, "focus": focus, "callees": []}, \
+        {"exc": "AttributeError", "msg": "", "frames": list(frames)}
+
+
+@pytest.mark.parametrize("exc,msg,src", [
+    # two names read .mean on the line: which one holds the tuple is not told
+    ("AttributeError", "'tuple' object has no attribute 'mean'", "z = a.mean() + b.mean()"),
+    # a library's class (a DDP wrapper, the user's own class): other readers know them
+    ("AttributeError", "'DistributedDataParallel' object has no attribute 'generate'", "out = model.generate(x)"),
+    # the attribute is not read on the line (the raise is deeper)
+    ("AttributeError", "'NoneType' object has no attribute 'shape'", "y = f(x)"),
+    # an expression, not a name, is the object
+    ("TypeError", "'NoneType' object is not subscriptable", "y = load()[0]"),
+    # no name a fix line may carry
+    ("AttributeError", "'NoneType' object has no attribute 'id'", "k = ø.id"),
+])
+def test_nothing_where_the_line_does_not_tell(exc, msg, src):
+    uf, tbr = _uf(src)
+    tbr.update(exc=exc, msg=msg)
+    assert objtype.read(uf, tbr, userline.ident, userline.quote) is None
+
+
+def test_datamodule_rule_needs_lightning_frames():
+    # the same self.<attr> read in a *_dataloader method of a class no Lightning frame called: no DataModule rule
+    uf, tbr = _uf("return DataLoader(self.val_ds)", fn="val_dataloader",
+                  frames=[("/home/u/train.py", 3, "val_dataloader")])
+    tbr.update(msg="'Data' object has no attribute 'val_ds'")
+    assert objtype.read(uf, tbr, userline.ident, userline.quote) is None
+    tbr["frames"].insert(0, ("/venv/lib/python3.11/site-packages/lightning/pytorch/trainer/call.py", 179,
+                             "_call_lightning_datamodule_hook"))
+    text, fix = objtype.read(uf, tbr, userline.ident, userline.quote)
+    assert "setup(stage)" in text and fix.startswith("assign self.val_ds in setup(self, stage)")
+
+
+def test_healthy_log_gets_nothing(kb):
+    res = explain.explain_text("epoch 1 step 10 loss 0.52\nepoch 1 step 20 loss 0.48\n", kb)
+    assert res["verdict"] == "no_error" and not res["findings"]
