@@ -353,15 +353,17 @@ class Store(object):
                 "failed": sorted(c for c, st in verdicts.items() if st == "fail"),
                 "warned": sorted(c for c, st in verdicts.items() if st == "warn")}
 
-    def check_passed(self, host, check_id, idx=None):
+    def check_passed(self, host, check_id, idx=None, statuses=("pass",)):
         """(record, facts) of the newest kept run in which ``check_id`` passed on the node,
         whatever the other checks did (a node that never passes whole still has one per
-        check), or (None, None). Only runs whose facts state is kept count: the bounds hold."""
+        check), or (None, None). Only runs whose facts state is kept count: the bounds hold.
+        ``statuses``: the verdicts that count (("na", "skipped"): the newest run in which the
+        check had nothing to judge or could not judge)."""
         idx = self.index(host) if idx is None else idx
         if not idx:
             return None, None
         for run in reversed(self._kept_runs(idx)):
-            if run["verdicts"].get(check_id) == "pass":
+            if run["verdicts"].get(check_id) in statuses:
                 doc = self.facts(host, run["facts"])
                 if doc is not None:
                     return self.run_record(idx, run), doc
@@ -591,7 +593,8 @@ def annotate(report, store, registry=None, warn=None):
     compared with, per check: the node's last passing run when the check passed in it (or
     when its verdict then differs and the check never passed since); else the newest kept
     run in which THIS check passed, whatever the others did (a node that fails host.name
-    forever never passes whole). Returns the number of notes added."""
+    forever never passes whole); else, with no passing run kept, the newest kept run in which
+    this check was na or skipped. Returns the number of notes added."""
     from gpudoctor.changes import compare, related
     from gpudoctor.registry import Finding
     from gpudoctor.runner import SEVERITY_RANK, merge_findings
@@ -650,6 +653,20 @@ def annotate(report, store, registry=None, warn=None):
                     kind, prev = "check", ("pass", None)
                 elif good is not None and _changed(prev, now):
                     rec, kind = good, "last-good"  # it never passed: a change of its warning or failure
+                elif good is None:
+                    # (userwalk28) no passing run kept (host.name fails forever on the README's VM) and the
+                    # check never passed: it had nothing to judge (na) or could not judge (skipped) in a kept
+                    # run, and fails now. NCCL_SOCKET_IFNAME=bogus0 set after a run where no NCCL_* was set
+                    # failed nccl.env with no note, while `diff --since last-good` named the change
+                    try:
+                        rec, doc = store.check_passed(node.host, r.id, idx, statuses=("na", "skipped"))
+                    except HistoryError as exc:
+                        if warn:
+                            warn("history of %s not read: %s" % (node.host, exc))
+                        rec = None
+                    if rec is not None:
+                        facts_of(rec, doc)
+                        kind, prev = "check-idle", (rec["verdicts"].get(r.id), None)
             if rec is None or (kind == "last-good" and not _changed(prev, now)):
                 continue
             before = docs.get(rec.get("facts"))
@@ -683,6 +700,12 @@ def _note(store, host, rec, mine, every, prev, kind="last-good", check_id=None, 
     if kind == "last-good":
         what = "the last passing run"
         when = "%s; %s" % (when, ("it was %s then" % prev[0]) if prev else "not run then")
+    elif kind == "check-idle":
+        what = "this check last had %s" % ("nothing to judge" if prev and prev[0] == "na" else "no verdict")
+        others = [c for c in rec.get("failed") or [] if c != check_id]
+        more = " (+%d)" % (len(others) - 4) if len(others) > 4 else ""
+        when = "%s; it was %s then%s; no passing run kept" % (
+            when, {"na": "n/a"}.get(prev[0], prev[0]) if prev else "?", (", the node failed %s%s" % (", ".join(others[:4]), more)) if others else "")
     else:
         what = "this check last passed"
         others = [c for c in rec.get("failed") or [] if c != check_id]

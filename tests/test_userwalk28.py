@@ -1,0 +1,54 @@
+"""userwalk28: what a new user tripped on in a fresh clone (session 28), through the CLI."""
+
+import json
+import os
+import subprocess
+import sys
+
+
+def _cli(args, tmp_path, env=None, drop=()):
+    """The real CLI in a subprocess, with the variables named in ``drop`` (prefixes) unset."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith(tuple(drop))}
+    e.update(env or {})
+    p = subprocess.run([sys.executable, "-m", "gpudoctor"] + list(args), capture_output=True, text=True, env=e,
+                       cwd=str(tmp_path), timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_history_note_for_a_check_that_had_nothing_to_judge(tmp_path):
+    # The README's VM never passes whole (host.name fails on every run). A first `check --history` with no NCCL_*
+    # set (nccl.env: n/a), then NCCL_SOCKET_IFNAME=bogus0: nccl.env failed with no history note, though
+    # `diff --since last-good` named NCCL_SOCKET_IFNAME (absent) -> bogus0. Real facts of this machine, gathered
+    # twice by the CLI; /dev/shm made 64 MiB in both so that the node fails a check in each run wherever this runs.
+    docs = []
+    for name, env in (("before.json", {}), ("after.json", {"NCCL_SOCKET_IFNAME": "bogus0"})):
+        rc, out, err = _cli(["facts", "-o", name], tmp_path, env=env, drop=("NCCL_", "GPUDOCTOR_"))
+        assert rc in (0, 1), err
+        doc = json.loads((tmp_path / name).read_text())
+        doc["shm"].update(total_bytes=64 << 20, free_bytes=64 << 20)
+        (tmp_path / name).write_text(json.dumps(doc))
+        docs.append(doc)
+    assert docs[0]["collected_at"] <= docs[1]["collected_at"]
+    state = str(tmp_path / "state")
+    rc, out, err = _cli(["check", "--facts", "before.json", "--history", "--state-dir", state, "--json"], tmp_path,
+                        drop=("NCCL_",))
+    assert rc == 1, err
+    first = json.loads(out)
+    assert {c["id"]: c["status"] for c in first["checks"]}["nccl.env"] == "na"
+    rc, out, err = _cli(["check", "--facts", "after.json", "--history", "--state-dir", state, "--json"], tmp_path,
+                        drop=("NCCL_",))
+    assert rc == 1, err
+    doc = json.loads(out)
+    assert {c["id"]: c["status"] for c in doc["checks"]}["nccl.env"] == "fail"
+    notes = [f["message"] for f in doc["findings"] if f["severity"] == "info" and f["check"] == "nccl.env"]
+    assert len(notes) == 1, doc["findings"]
+    assert notes[0].startswith("history: changed since this check last had nothing to judge ("), notes
+    assert "it was n/a then" in notes[0] and "no passing run kept" in notes[0] and "shm.size" in notes[0], notes
+    assert notes[0].endswith(": NCCL_SOCKET_IFNAME (absent) -> bogus0"), notes
+    # the text report shows it under the check; shm.size, failed in both runs alike, gets no note
+    rc, out, err = _cli(["check", "--facts", "after.json", "--history", "--state-dir", state], tmp_path,
+                        drop=("NCCL_",))
+    block = out.split("FAIL nccl.env", 1)[1].split("\nFAIL ", 1)[0].split("\nWARN ", 1)[0]
+    assert "note: history: changed since this check last had nothing to judge" in block, out
+    shm = out.split("FAIL shm.size", 1)[1].split("\nFAIL ", 1)[0].split("\nWARN ", 1)[0].split("\n\n", 1)[0]
+    assert "history" not in shm, out
