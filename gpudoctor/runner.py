@@ -226,6 +226,12 @@ def _unmet(facts, needs):
     for name in needs:
         sec = facts.get(name)
         if not isinstance(sec, dict):
+            ran = (facts.get("collector") or {}).get("section_seconds") if isinstance(facts.get("collector"), dict) else None
+            if sec is None and isinstance(ran, dict) and ran and name not in ran:
+                # (userwalk28) saved facts from a collector that had no such section yet (the README's H200 facts
+                # predate tmp): 'tmp: not collected' alone did not say why or what to do
+                return "skipped", ("%s: not collected (these facts predate it: gathered by an older gpudoctor; "
+                                   "gather them again with gpudoctor facts -o FILE)" % name)
             return "skipped", "%s: not collected" % name
         if sec.get("status") != "ok":
             status = "na" if sec.get("status") == "unsupported" else "skipped"

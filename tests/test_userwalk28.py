@@ -52,3 +52,23 @@ def test_history_note_for_a_check_that_had_nothing_to_judge(tmp_path):
     assert "note: history: changed since this check last had nothing to judge" in block, out
     shm = out.split("FAIL shm.size", 1)[1].split("\nFAIL ", 1)[0].split("\nWARN ", 1)[0].split("\n\n", 1)[0]
     assert "history" not in shm, out
+
+
+def test_a_section_older_facts_lack_says_why_it_was_skipped(gpudoctor_cli, tmp_path):
+    # The README's H200 facts (fixtures/nodes/h200x2-ubuntu2404-torch211.json) predate the collector's tmp section:
+    # `check --facts ... --verbose` read 'SKIP tmp.writable  tmp: not collected', with no why and nothing to do
+    here = os.path.dirname(os.path.abspath(__file__))
+    facts = os.path.join(here, "..", "fixtures", "nodes", "h200x2-ubuntu2404-torch211.json")
+    assert "tmp" not in json.load(open(facts))["collector"]["section_seconds"]
+    rc, out, err = gpudoctor_cli("check", "--facts", facts, "--json")
+    assert rc == 1, err
+    reason = {c["id"]: c for c in json.loads(out)["checks"]}["tmp.writable"]
+    assert reason["status"] == "skipped"
+    assert reason["summary"] == ("tmp: not collected (these facts predate it: gathered by an older gpudoctor; gather "
+                                 "them again with gpudoctor facts -o FILE)"), reason
+    # facts that have the section keep their verdict; a section a new collector did not write keeps the short reason
+    doc = json.load(open(facts))
+    doc["collector"]["section_seconds"]["tmp"] = 0.0
+    (tmp_path / "new.json").write_text(json.dumps(doc))
+    rc, out, err = gpudoctor_cli("check", "--facts", str(tmp_path / "new.json"), "--json")
+    assert {c["id"]: c for c in json.loads(out)["checks"]}["tmp.writable"]["summary"] == "tmp: not collected"
