@@ -890,7 +890,11 @@ def watch_bound(facts, config):
     util = _mean([g["util"] for g in busy])
     frac = _mean([g["frac"] for g in busy])
     spread_t = max((g["util_max"] or 0) - (g["util_min"] or 0) for g in busy)
-    spread_g = max(g["util"] or 0 for g in gs) - min(g["util"] or 0 for g in gs)
+    # between the job's GPUs only: a single-GPU job beside the node's idle GPUs is not uneven (a real H200 JAX run on
+    # GPU 0 read "51 points between GPUs" against the GPU 1 it never used: fixtures/recorded/h200x2-2026-11-28f)
+    mine = set(job_gpus(w))
+    among = [g for g in gs if isinstance(g["index"], int) and g["index"] in mine] or gs
+    spread_g = max(g["util"] or 0 for g in among) - min(g["util"] or 0 for g in among)
     # power is no test here: a GPU that idles and computes by turns averages anywhere between
     # (the recorded input-starved loop read 54% of the limit at 34% utilization)
     if util is not None and util < BUSY_UTIL - 10 and max(spread_t, spread_g) >= UNEVEN:
@@ -905,9 +909,10 @@ def watch_bound(facts, config):
         if pcpu:
             evidence += ", job processes at %s CPU" % ", ".join("%.0f%%" % x for x in pcpu[:8])
         yield Finding.error(
-            "input-bound: GPU utilization low and uneven (mean %.0f%%, %.0f-%.0f%% over the samples, %.0f points "
-            "between GPUs) at %.0f%% of the power limit; %s: the GPUs wait for data" % (
-                util, min(g["util_min"] or 0 for g in busy), max(g["util_max"] or 0 for g in busy), spread_g,
+            "input-bound: GPU utilization low and uneven (mean %.0f%%, %.0f-%.0f%% over the samples, %s) at %.0f%% "
+            "of the power limit; %s: the GPUs wait for data" % (
+                util, min(g["util_min"] or 0 for g in busy), max(g["util_max"] or 0 for g in busy),
+                "%.0f points between GPUs" % spread_g if len(among) > 1 else "the job's one GPU here",
                 100 * frac, evidence),
             fix="more loader processes: DataLoader(num_workers=8, pin_memory=True, persistent_workers=True, "
                 "prefetch_factor=4)\n# high iowait: stage the data on local NVMe; CPU at 100%: decode/augment on the "

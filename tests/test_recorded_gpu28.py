@@ -311,3 +311,19 @@ def test_a_busy_gpu_that_computes_needs_nvlink_to_name_a_rank(cli, tmp_path):
     rc, out, err = cli("watch", "--facts", str(tmp_path / "vm.json"), "--json")
     msg = _finding(json.loads(out), "watch.bound")["message"]
     assert msg.startswith("input-bound: ") and "holds the job" not in msg
+
+
+def test_a_single_gpu_job_beside_an_idle_gpu_is_not_uneven(cli, tmp_path):
+    """JAX ran on GPU 0 only (CUDA_VISIBLE_DEVICES=0); GPU 1 idled with no process. The input-bound test measured the
+    spread 'between GPUs' against that idle GPU (51 points); it is the job's GPUs' spread now. With the job's first
+    sample (0%, before its loop) left out, its steady 51-65% is no longer read as uneven input: no clear signature."""
+    rc, doc = _watch(cli, "jaxdefault-save")
+    assert "(mean 51%, 0-65% over the samples, the job's one GPU here)" in _finding(doc, "watch.bound")["message"]
+    d = _json("jaxdefault-save/vm.json")
+    for g in d["watch"]["gpu"]["gpus"]:
+        g["samples"] = g["samples"][1:]
+    assert [s["util_pct"] for s in d["watch"]["gpu"]["gpus"][1]["samples"]] == [0] * 8  # GPU 1: idle, no process
+    (tmp_path / "vm.json").write_text(json.dumps(d))
+    rc, out, err = cli("watch", "--facts", str(tmp_path / "vm.json"), "--json")
+    b = _check(json.loads(out), "watch.bound")
+    assert rc == 0 and b["status"] == "skipped" and "no clear signature" in json.dumps(b)
