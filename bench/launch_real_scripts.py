@@ -377,6 +377,9 @@ def real(path, args, alloc, setup=None, d=None):
     # a directory on the cluster (cd /gpfs/...): bash goes on where it is, as if it were there
     with open(os.path.join(d, "bashenv"), "w") as f:
         f.write('cd() { builtin cd "$@" 2>/dev/null || true; }\n')
+        # a launch line put in the background (`nohup accelerate launch ... &` as the script's last line): its stub
+        # records before bash exits (round 9, launch28: Qwen3-0.6b_pretrain's run_deepspeed.sh, recorded or not)
+        f.write("trap wait EXIT\n")
     os.chmod(os.path.join(d, "bashenv"), 0o644)
     env["BASH_ENV"] = os.path.join(d, "bashenv")
     cmd = ["unshare", "-n", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",

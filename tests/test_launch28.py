@@ -202,3 +202,36 @@ def test_sbatch_wrap_torchrun_on_two_nodes_is_the_batch_shell_once(tmp_path):
     assert la.plan.world_size() == 16
     assert any("the batch shell runs this line once, on the first node of the 2-node allocation" in f
                for f in la.findings), la.findings
+
+
+# ------------------------------------------------------------------ swift-work slurm-layouts/launch-srun.sh
+# https://github.com/swift-lang/swift-work/blob/3634a4cce58a0a269c1f8286815b51e7e5aea4cd/slurm-layouts/launch-srun.sh
+# and the task-pmi.sh beside it (same commit; fix28): with the task script here, srun's line was read through it,
+# found no launcher, and gave no launch line at all; srun is the launcher of its 4 tasks, each running the script.
+LAUNCH_SRUN = '''#!/bin/bash
+
+srun -n 4 --ntasks-per-node 3 ./task-pmi.sh
+# srun -n 2 --ntasks-per-node 1 ./task.sh -n 2 --ntasks-per-node 2 ./task.sh
+'''
+TASK_PMI = '''#!/bin/sh
+
+echo $PMI_RANK $(hostname) $$ $*
+sleep 1
+# printenv
+'''
+
+
+def test_srun_task_script_read_here_that_starts_no_launcher_is_srun_s_own_launch(tmp_path):
+    (tmp_path / "launch-srun.sh").write_text(LAUNCH_SRUN)
+    (tmp_path / "task-pmi.sh").write_text(TASK_PMI.replace("sleep 1", "true"))
+    (tmp_path / "task-pmi.sh").chmod(0o755)
+    real = [r for r in bash_run(tmp_path, tmp_path / "launch-srun.sh") if r[0] == "srun"]
+    rs = read_script(str(tmp_path / "launch-srun.sh"), [], environ={})
+    (la,) = rs.launches
+    assert la.argv == real[0] == ["srun", "-n", "4", "--ntasks-per-node", "3", "./task-pmi.sh"]
+    assert la.plan.launcher == "srun" and la.plan.world_size() == 4 and la.plan.nnodes_max == 2
+    assert any("read here: it starts no launcher, so the world is srun's task count" in n for n in la.plan.notes)
+    # not here: the script is not read, and the world stays unknown (launch24's rule)
+    (tmp_path / "task-pmi.sh").unlink()
+    (lb,) = read_script(str(tmp_path / "launch-srun.sh"), [], environ={}).launches
+    assert lb.plan.world_size() is None

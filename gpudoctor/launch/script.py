@@ -142,6 +142,8 @@ class Launch:
     empties: Dict[str, int] = field(default_factory=dict)  # names it expanded that the script set to nothing: line
     # the job this line runs in where it is not the script's own (`sbatch --wrap CMD`: the job sbatch's options ask for)
     alloc: Optional[Dict[str, object]] = None
+    # `srun [opts] X.sh` whose X.sh was read here and starts no launcher and no python: srun's tasks each run it
+    task_script: Optional[str] = None
 
 
 @dataclass
@@ -2787,7 +2789,7 @@ class Reader:
         path = _find_here(target, self.path)
         return (path, rest[k + 1:]) if path else None
 
-    def _run_task_script(self, srun_words, path, args):
+    def _run_task_script(self, srun_words, path, args, words=None):
         """srun runs the script once per task: read it as the task's shell would (its own
         arguments, only the exported variables, per-task $SLURM_PROCID)."""
         if self.depth >= 4:
@@ -2819,6 +2821,14 @@ class Reader:
             # job.sh` whose job.sh runs `python train.py`: uschpc/multi_gpu_training's and round 5's
             # left list; it gave no launch line, where `srun bash -c 'python ...'` gave one)
             self._task_found(srun_words, found)
+        elif len(self.result.launches) == before and self.depth < 1:
+            # nor any python: srun's line is the launch, its tasks each run the script (swift-work's
+            # slurm-layouts/launch-srun.sh `srun -n 4 --ntasks-per-node 3 ./task-pmi.sh`, whose task-pmi.sh echoes
+            # its rank: no launch line at all once the script was beside it; launch28)
+            self._note_conditional()
+            self.result.launches.append(Launch(line=self.line, argv=list(srun_words) + list(words or [path] + list(args)),
+                                               shown="",
+                                               written=dict(self.written), in_batch=False, task_script=path))
         return True
 
     def _task_found(self, srun_words, found):
@@ -3103,7 +3113,7 @@ class Reader:
         rest = argv[i:]
         sub = self._task_script(rest)
         if sub is not None:
-            return self._run_task_script(argv[:i], sub[0], sub[1])
+            return self._run_task_script(argv[:i], sub[0], sub[1], words=rest)
         if rest and os.path.basename(rest[0]) in SHELLS and self.stdin is not None:
             args = _stdin_shell_args(rest)
             if args is not None:
@@ -3686,6 +3696,7 @@ def _plan_launch_here(r, la):
         v = r.vars.get(name)
         if isinstance(v, str) and not r.marks(v):
             env[name] = v
+    env = _task_script_env(la, env)
     marks = sorted({int(m) for a in la.argv for m in re.findall(MARK + r"(\d+)" + MARK, a)})
     la.unknown = [r.unknowns[m] for m in marks]
     la.shown = " ".join(shlex.quote(r.shown(a)) for a in la.argv)
@@ -3840,6 +3851,13 @@ def _plan_line(line, env):
     from gpudoctor.launch import build_plan
 
     return build_plan(launch=line, environ=env)
+
+
+def _task_script_env(la, env):
+    """The launch's environment, with srun's mark that the task script was read (launch/srun.py TASK_SCRIPT_READ)."""
+    from gpudoctor.launch.srun import TASK_SCRIPT_READ
+
+    return dict(env, **{TASK_SCRIPT_READ: "1"}) if la.task_script else env
 
 
 def _mark_unknown(r, a, b, la, sub):

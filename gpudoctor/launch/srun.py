@@ -53,6 +53,10 @@ def _shell_script(prog, rest):
     return prog if re.search(r"\.(sh|bash)$", prog) else None
 
 
+# a key no environment holds (a NUL): script.py's mark that srun's shell script was read here and starts no launcher
+TASK_SCRIPT_READ = "\0task-script-read"
+
+
 def read(plan, opts, argv, env):
     o = _opts(opts)
     plan.launcher = "srun"
@@ -149,7 +153,10 @@ def read(plan, opts, argv, env):
         plan.world_min = plan.world_max = None
         plan.nproc_per_node = None
     shell_script = _shell_script(prog, rest)
-    if shell_script and plan.world_max is not None:
+    if shell_script and plan.world_max is not None and env.get(TASK_SCRIPT_READ):
+        plan.note("%s runs %s, read here: it starts no launcher, so the world is srun's task count" % (
+            "srun's one task" if plan.world_max == 1 else "each of srun's %d tasks" % plan.world_max, shell_script))
+    elif shell_script and plan.world_max is not None:
         # a shell script gpudoctor did not read (it is not on this machine, or it was not found
         # beside the script): each task runs it, and what it starts is not known here, one
         # process or a launcher's workers (InternVideo2's `srun -n2 ... bash torchrun.sh
