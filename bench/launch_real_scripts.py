@@ -443,7 +443,8 @@ def agrees(argv, real):
         # a launcher inside another program's record: `ssh [opts] HOST srun ...` (the ssh stub records the remote
         # command as its words; the plan reads them as the remote shell's line): round 9 (launch28)
         if r and r[0] in ("ssh", "pdsh") and words and words[0] in LAUNCHERS:
-            if any(r[k] == words[0] and match(argv[1:], r[k + 1:]) for k in range(1, len(r))):
+            remote = " ".join(r[1:]).split()  # the remote shell splits the command string ssh joins
+            if any(remote[k] == words[0] and match(argv[1:], remote[k + 1:]) for k in range(len(remote))):
                 return True
         for off in range(1, len(argv)):
             if r and words[off] == r[0] and (r[0] in LAUNCHERS or r[0].startswith("python")) and \
