@@ -110,3 +110,26 @@ def test_site_named_needs_a_fix_an_error_line_and_words_of_its_own():
     assert not site_named([_Hit(dict(fixed, level="warning"))])  # a site its program prints as a warning
     assert not site_named([_Hit(dict(fixed, text="Allocation failed"))])  # any program's three plain words
     assert not site_named([_Hit(None)])  # a hand-written pattern
+
+
+# ---- 3. the site a finding stands on, in its JSON
+
+def test_root_names_the_generated_site_it_stands_on(cli, tmp_path):
+    # seen set 2026-11-26p13 (planted): torch's ProcessGroupNCCL refuses ReduceOp.BAND; the root is the site's family
+    # entry (torch.c10d_error) and the JSON names the site itself, the message's own id in generated/torch_messages
+    _, doc = explain_paste(cli, tmp_path, seen_text("p13-reduceop_band_nccl", "2026-11-26p13"))
+    root = doc["findings"][0]
+    assert root["id"] == "torch.c10d_error", ids(doc)
+    assert root["site"] == {"id": "torch.c10d_processgroupnccl_cpp.cannot_use_reduceop_band_with_nccl",
+                            "where": "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp", "source": "torch_messages"}
+
+
+def test_a_hand_written_match_names_no_site(cli, tmp_path):
+    # seen set 2026-11-25 (NVIDIA/exemplar-performance#5's sbatch lines): slurm.error stands on slurm_errno.c's
+    # 'Unspecified error' (generated/slurm_errors.json); a text only a hand-written pattern reads has no 'site'
+    _, doc = explain_paste(cli, tmp_path, seen_text("slurm-gpu-partition-needs-gres", "2026-11-25"))
+    assert doc["findings"][0]["site"]["id"] == "slurm.slurm_error", doc["findings"][0].get("site")
+    _, doc = explain_paste(cli, tmp_path, seen_text("slurm-mem-spec-realmemory-slurm-conf", "2026-11-25"))
+    by_id = {f["id"]: f for f in doc["findings"]}
+    assert "site" not in by_id["slurm.error"], by_id["slurm.error"]  # 'unable to allocate resources': an entry's
+    assert by_id["slurm.node_config"]["site"]["where"].startswith("src/slurmctld/node_scheduler.c")

@@ -1207,7 +1207,7 @@ def _finding(e, m, role, scan):
                            "computed": None})
             if values:
                 causes[-1]["values"] = {str(n): v for n, v in sorted(values.items())}
-            site_fix = True
+            site_fix = site
             break
     # causes the log itself points at go first (stable: the data's order among equals)
     causes.sort(key=lambda c: (not c["evidence"], c["static_rank"]))
@@ -1244,6 +1244,13 @@ def _finding(e, m, role, scan):
          "signals": [{"line": h.line, "text": h.text} for h in m["signal_hits"]],
          "notes": notes, "causes": causes, "debug": list(e["debug"]),
          "references": [dict(r) for r in e["references"]], "knowledge_file": e["source_file"]}
+    named = site_fix or next((getattr(h.pattern, "site", None) for h in m["hits"]
+                              if h.pattern is not None and getattr(h.pattern, "site", None)), None)
+    if named:
+        # (spec28) the generated message site the finding stands on (its fix's, else its first), by the id of its
+        # table: the most specific knowledge the text matched, which the finding's entry id (its family) does not say
+        f["site"] = {"id": named["id"], "where": named.get("where") or named.get("name") or "",
+                     "source": named.get("source") or ""}
     if site_fix:  # the code itself names the cause: not only the family
         f["confidence"] = "cause"
     elif m["hits"] and all(getattr(h.pattern, "site", None) for h in m["hits"] if h.pattern is not None) and \
