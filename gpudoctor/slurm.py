@@ -133,6 +133,12 @@ def short_reason(report):
     return text if len(text) <= REASON_MAX else text[: REASON_MAX - 3].rstrip() + "..."
 
 
+def short_reason_with(reason, more):
+    """A drain reason with one more finding after the checks' (REASON_MAX kept)."""
+    text = "%s; %s" % (reason, more)
+    return text if len(text) <= REASON_MAX else text[: REASON_MAX - 3].rstrip() + "..."
+
+
 # One Slurm node name: what `scontrol update nodename=` acts on must be this node alone. scontrol
 # reads a list or a range there ('sn1,sn3', 'sn[3-4]'), and a leading '-' is one of its options
 # (`scontrol show node -o -a`). A machine whose hostname was 'sn1,sn3' (the kernel takes any
@@ -206,6 +212,136 @@ def wanted_partitions(rows, environ):
     if wanted:
         return wanted
     return [r["PartitionName"] for r in rows if r.get("Default") == "YES"][:1]
+
+
+# What scontrol prints when slurmctld read the request and closed the connection without an answer: what a node
+# meets when the controller refuses its MUNGE credential (slurmctld's log: "Munge decode failed: Invalid
+# credential", "Expired credential", "Rewound credential" ... "Protocol authentication error"). Seen on a real
+# 4-node Slurm 22.05 with auth/munge (slurm28): `scontrol ping` on that node even says "Slurmctld(primary) at ... is
+# DOWN" while the controller serves every other node.
+_REFUSED = ("Zero Bytes were transmitted or received", "Protocol authentication error",
+            "Invalid authentication credential")
+MUNGE_TTL_S = 300  # munge(1) --ttl default: a clock further off than this gets its credentials refused
+
+
+def _munge_exe(name):
+    return shutil.which(name) or next((p for p in ("/usr/bin/" + name, "/usr/local/bin/" + name)
+                                       if os.access(p, os.X_OK)), None)
+
+
+def munge_round_trip(timeout=5):
+    """-> (ok, words): this node's own MUNGE credential decoded by its own munged (`munge -n | unmunge`),
+    or (None, why) where munge is not installed. The credential is never printed: only unmunge's STATUS."""
+    enc, dec = _munge_exe("munge"), _munge_exe("unmunge")
+    if not enc or not dec:
+        return None, "munge is not installed here"
+    try:
+        p = subprocess.run([enc, "-n"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout)
+        if p.returncode != 0:
+            return False, "munge -n failed: %s" % _said(p.stderr.decode("utf-8", "replace"), 160)
+        q = subprocess.run([dec], input=p.stdout[:65536], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False, "munge/unmunge did not answer within %ds (munged hung?)" % timeout
+    except OSError as exc:
+        return False, "cannot run munge: %s" % exc
+    status = next((line.split(":", 1)[1].strip() for line in q.stdout.decode("utf-8", "replace").splitlines()
+                   if line.startswith("STATUS:")), None)
+    if q.returncode != 0 or not status or not status.startswith("Success"):
+        return False, "unmunge: %s" % _said(status or q.stderr.decode("utf-8", "replace"), 160)
+    return True, "munge -n | unmunge: %s" % status
+
+
+def _key_mode(path="/etc/munge/munge.key"):
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return "%s: %s" % (path, exc.strerror or exc)
+    try:
+        import pwd
+
+        owner = pwd.getpwuid(st.st_uid).pw_name
+    except (KeyError, ImportError):
+        owner = str(st.st_uid)
+    return "%s mode %04o, owner %s" % (path, st.st_mode & 0o7777, owner)
+
+
+def controller_refused(exc, round_trip=munge_round_trip, now=None):
+    """Lines naming why scontrol on this node got no answer from slurmctld when that looks like a refused
+    credential (_REFUSED), or [] for any other scontrol failure. The local round trip tells the two apart:
+    munged broken here, or this node's credential refused by the controller (another munge.key, or a clock off by
+    more than the credential's lifetime: https://github.com/dun/munge/wiki/Man-1-munge, munge's Installation Guide
+    'the same key on every host ... clocks synchronized': https://github.com/dun/munge/wiki/Installation-Guide)."""
+    text = str(exc)
+    if not any(w in text for w in _REFUSED):
+        return []
+    ok, words = round_trip()
+    if ok is None:
+        return []
+    import time
+
+    clock = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now if now is not None else time.time()))
+    if not ok:
+        return ["slurmctld did not answer this node, and this node's own MUNGE round trip fails (%s; %s): "
+                "Slurm's messages from here carry no valid credential" % (words, _key_mode()),
+                "fix: systemctl restart munge (munged -F shows why it stops); /etc/munge/munge.key must be the "
+                "controller's, owned by munge, mode 0400; then systemctl restart slurmd"]
+    return ["slurmctld read this node's request and closed the connection without an answer, while this node's "
+            "MUNGE works (%s): the controller refuses this node's credential. Either this node's munge.key is "
+            "not the controller's (slurmctld's log: 'Munge decode failed: Invalid credential') or its clock is "
+            "more than %d s off the controller's ('Expired credential' / 'Rewound credential'); this node's "
+            "clock says %s" % (words, MUNGE_TTL_S, clock),
+            "fix: the same /etc/munge/munge.key on every node (compare: sha256sum /etc/munge/munge.key here and "
+            "on the controller; copy the controller's, owner munge, mode 0400, systemctl restart munge) and the "
+            "clocks in sync (chronyc tracking or timedatectl; date -u here and on the controller); then "
+            "systemctl restart slurmd"]
+
+
+# `scontrol show config`'s first line: slurmctld fills last_update with its own time(NULL) when it answers
+# (src/slurmctld/proc_req.c _fill_ctld_conf: conf_ptr->last_update = time(NULL)) and scontrol prints it in this
+# machine's local time ("Configuration data as of 2026-11-28T14:11:57", slurm_make_time_str): the controller's clock
+# as one RPC reads it, to the second. Seen on the real 4-node Slurm (slurm28): a node whose clock was 120 s ahead
+# read "14:11:57" with its own clock at 14:13:57.
+_CONF_AS_OF = re.compile(r"^Configuration data as of (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\s*$", re.M)
+CLOCK_WARN_S = 10  # chrony/ntpd keep a node within milliseconds; seconds off means no time service is working
+CLOCK_DRAIN_S = 100  # a third of MUNGE's credential lifetime: past MUNGE_TTL_S the node goes down with its jobs
+
+
+def controller_clock_offset(run=None, clock=None):
+    """Seconds this node's clock is ahead of slurmctld's (negative: behind), or None where scontrol does not tell
+    (it failed, or printed no time). Bounded by scontrol's own 15 s; +-1 s (the printed time has whole seconds)."""
+    import time
+
+    clock = clock or time.time
+    before = clock()
+    try:
+        out = (run or scontrol)(["show", "config"])
+    except ScontrolError:
+        return None
+    after = clock()
+    m = _CONF_AS_OF.search(out[:4096])
+    if not m:
+        return None
+    try:
+        ctld = time.mktime(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S"))  # local time, as scontrol printed it
+    except (ValueError, OverflowError):
+        return None
+    mid = (before + after) / 2.0
+    return int(round(mid - (ctld + 0.5)))
+
+
+def clock_verdict(offset):
+    """(severity, words) for a measured offset: None where it is within CLOCK_WARN_S."""
+    if offset is None or abs(offset) < CLOCK_WARN_S:
+        return None
+    words = "this node's clock is %d s %s slurmctld's" % (abs(offset), "ahead of" if offset > 0 else "behind")
+    return ("error" if abs(offset) >= CLOCK_DRAIN_S else "warning", words)
+
+
+CLOCK_FIX = ("chronyc tracking (or timedatectl) on the node; start the time service (systemctl enable --now chrony) "
+             "or chronyc makestep; MUNGE refuses credentials from a clock more than %d s off (Expired/Rewound "
+             "credential), and Slurm then marks the node down with its jobs" % MUNGE_TTL_S)
 
 
 def read_node(name):

@@ -12,6 +12,10 @@ command -v pdsh >/dev/null 2>&1 || need+=(pdsh)
 command -v tc >/dev/null 2>&1 || [ -x /usr/sbin/tc ] || need+=(iproute2)  # probe tests: netns, veth, tc rate limits
 command -v slurmctld >/dev/null 2>&1 || [ -x /usr/sbin/slurmctld ] || need+=(slurmctld)
 command -v slurmd >/dev/null 2>&1 || [ -x /usr/sbin/slurmd ] || need+=(slurmd slurm-client)
+# a Slurm that authenticates with real MUNGE, one node's clock off through libfaketime (tests/test_slurm28.py)
+command -v munged >/dev/null 2>&1 || [ -x /usr/sbin/munged ] || need+=(munge)
+[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || [ -e /usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1 ] \
+  || need+=(libfaketime)
 # a real container runtime (tests/test_podman.py): about 12 s of apt on the development machine
 command -v podman >/dev/null 2>&1 || need+=(podman)
 command -v runc >/dev/null 2>&1 || [ -x /usr/sbin/runc ] || need+=(runc)

@@ -27,6 +27,15 @@ Besides the default partition ``debug`` (OverSubscribe=NO), every node is in ``s
 whole nodes), and sn1 and sn2 in ``front`` (hidden: Hidden=YES); a job goes there only when a
 test asks (``-p``, ``SLURM_PARTITION``).
 
+``munge``: the cluster authenticates with real MUNGE (Debian's munged) instead of auth/none: one
+munged for the controller and one per node, each on its own socket; a node's mount namespace
+has its own socket at the path slurm.conf's AuthInfo names and at /run/munge (munge(1)'s
+default), and its key at /etc/munge/munge.key. ``munge={i: "key"}`` gives node i a key of its
+own (every credential between it and the others: "Invalid credential"); ``{i: "+600s"}`` runs
+its munged under libfaketime (FAKETIME, Debian's libfaketime, or the path in GD_LIBFAKETIME), a
+clock 600 s ahead: its credentials are "Rewound" for the others, theirs "Expired" for it
+(munge's default TTL is 300 s: munge(1) --ttl, https://github.com/dun/munge/wiki/Man-1-munge).
+
 Every wait is on a state with a deadline (no fixed sleeps).
 """
 
@@ -61,6 +70,24 @@ def unavailable():
     for exe in ("ip", "nsenter", "unshare"):
         if not _exe(exe):
             return "%s is not installed (iproute2, util-linux)" % exe
+    return None
+
+
+def libfaketime():
+    """libfaketime's preload library (Debian's libfaketime package, or GD_LIBFAKETIME), or None."""
+    for p in (os.environ.get("GD_LIBFAKETIME") or "", "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+              "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1"):
+        if p and os.path.exists(p):
+            return p
+    return None
+
+
+def munge_unavailable(faults=()):
+    """Why the cluster cannot run with MUNGE here, or None."""
+    if not (_exe("munged") and _exe("munge") and _exe("unmunge")):
+        return "munge is not installed (Debian's munge package)"
+    if any(v.startswith(("+", "-")) for v in faults) and not libfaketime():
+        return "libfaketime is not installed (Debian's libfaketime package)"
     return None
 
 
@@ -104,8 +131,10 @@ def start_requeued_now(run, job, pending_seen_at, timeout=3):
 class MultiSlurm(object):
     """faults: {node index (1-based): "shm" | "memlock" | "uverbs"}."""
 
-    def __init__(self, base, n=4, faults=None, hooks=True):
-        self.hooks = hooks  # Prolog= and HealthCheckProgram= (benchmarks leave them out)
+    def __init__(self, base, n=4, faults=None, hooks=True, munge=None):
+        self.hooks = hooks
+        self.munge = None if munge is None else dict(munge)  # {node index: "key" | "+600s"}: see the module's doc
+        self.munged = {}  # Prolog= and HealthCheckProgram= (benchmarks leave them out)
         # GPUs and features on sn[1-4] (_node_extra), where the device files stand-ins exist
         self.gres = n <= 16 and all(os.path.exists("/dev/tty%d" % k) for k in (1, 2))
         self.dir = base
@@ -345,19 +374,42 @@ class MultiSlurm(object):
             _ip("-n", ns, "link", "set", "lo", "up")
         self._write()
         self._expected_up = {}
+        if self.munge is not None:
+            self._start_munge()
         self.ctld = subprocess.Popen([_exe("slurmctld"), "-D", "-f", self.conf], env=self.env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
                                      cwd=self.dir)
         for i in range(1, self.n + 1):
             self.start_slurmd(i)
-        self.wait_idle(timeout=60)
+        # a node whose credentials the controller refuses never registers: the others do
+        self.wait_idle([m for m in self.names if not self.munge_fault(m)], timeout=60)
         return self
+
+    def munge_fault(self, name):
+        """The node's MUNGE fault ("key", "+600s") or None."""
+        return (self.munge or {}).get(int(name[2:]))
+
+    def _faketime_env(self, skew):
+        return dict(LD_PRELOAD=libfaketime(), FAKETIME=skew, FAKETIME_DONT_RESET="1")
 
     def start_slurmd(self, i):
         name = "sn%d" % i
         kind = self.faults.get(i)
-        # its own hostname, and an /etc/hosts that names every node (as a cluster's DNS would)
-        inner = "hostname %s && mount --bind %s /etc/hosts && " % (name, os.path.join(self.dir, "hosts"))
+        inner = "hostname %s && " % name
+        skew = self.munge_fault(name) or ""
+        if skew.startswith(("+", "-")):
+            # the whole node's clock off (slurmd, its jobs, its hooks): libfaketime preloaded through an
+            # /etc/ld.so.preload and /etc/faketimerc of its own, on an overlay of /etc in its mount namespace
+            up, work = (os.path.join(self.dir, "etc-%s-%s" % (name, w)) for w in ("up", "work"))
+            for x in (up, work):
+                os.makedirs(x, exist_ok=True)
+            with open(os.path.join(up, "ld.so.preload"), "w") as f:
+                f.write(libfaketime() + "\n")
+            with open(os.path.join(up, "faketimerc"), "w") as f:
+                f.write(skew + "\n")
+            inner += "mount -t overlay overlay -o lowerdir=/etc,upperdir=%s,workdir=%s /etc && " % (up, work)
+        # an /etc/hosts that names every node (as a cluster's DNS would)
+        inner += "mount --bind %s /etc/hosts && " % os.path.join(self.dir, "hosts")
         # its own sysfs, mounted from inside its network namespace: /sys/class/net lists its
         # own eth0 and lo, as on a real node, not this machine's interfaces (a veth per node:
         # 257 of them at 256 nodes cost every node's network section 31 ms of CPU). slurmd
@@ -366,6 +418,12 @@ class MultiSlurm(object):
         os.makedirs(keep, exist_ok=True)
         inner += ("mount --rbind /sys/fs/cgroup {k} && mount -t sysfs sysfs /sys && "
                   "mount --move {k} /sys/fs/cgroup && ").format(k=keep)
+        if self.munge is not None:
+            m = os.path.join(self.dir, "munge")
+            # the node's own munged where slurm.conf's AuthInfo and munge(1) look, and its own key
+            inner += ("mount --bind {m}/{n} {m}/ctl && mount -t tmpfs -o size=1m tmpfs /run && mkdir /run/munge && "
+                      "mount --bind {m}/{n} /run/munge && mount --bind {m}/{n}.key /etc/munge/munge.key && ").format(
+                          m=m, n=name)
         if kind == "shm":
             inner += "mount -t tmpfs -o size=%s tmpfs /dev/shm && " % SHM_SMALL
         elif kind == "uverbs":
@@ -384,6 +442,36 @@ class MultiSlurm(object):
                                              stderr=subprocess.STDOUT, cwd=self.dir, preexec_fn=limits,
                                              start_new_session=True)
         self._expected_up[name] = True
+
+    def _start_munge(self):
+        m = os.path.join(self.dir, "munge")
+        os.makedirs(m, exist_ok=True)
+        os.chmod(m, 0o755)
+        good = os.urandom(1024)
+        for who in ["ctl"] + self.names:
+            d = os.path.join(m, who)
+            os.makedirs(d, exist_ok=True)
+            os.chmod(d, 0o755)
+            i = None if who == "ctl" else int(who[2:])
+            key = os.path.join(m, who + ".key")
+            with open(key, "wb") as f:
+                f.write(os.urandom(1024) if self.munge.get(i) == "key" else good)
+            os.chmod(key, 0o400)
+            env = dict(self.env)
+            skew = self.munge.get(i) or ""
+            if skew.startswith(("+", "-")):
+                env.update(self._faketime_env(skew))
+            self.munged[who] = subprocess.Popen(
+                [_exe("munged"), "-F", "-f", "--socket=%s/munge.socket.2" % d, "--key-file=" + key,
+                 "--pid-file=%s/munged.pid" % d, "--log-file=%s/munged.log" % d, "--seed-file=%s/munged.seed" % d,
+                 "--num-threads=2"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.STDOUT, cwd=self.dir, start_new_session=True)
+        deadline = time.time() + 20
+        for who, p in self.munged.items():
+            while not os.path.exists(os.path.join(m, who, "munge.socket.2")):
+                assert p.poll() is None and time.time() < deadline, "munged for %s did not start (rc %s)" % (
+                    who, p.poll())
+                time.sleep(0.02)
 
     def _uverbs_mounts(self, name):
         """Shell for the ``uverbs`` node: /sys/class and /dev as overlays whose upper layers are
@@ -577,6 +665,10 @@ class MultiSlurm(object):
                     os.killpg(p.pid, signal.SIGKILL)
                 except OSError:
                     pass
+        for p in self.munged.values():
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(timeout=5)
         if self.ctld is not None and self.ctld.poll() is None:
             self.ctld.kill()  # its saved state is never read again (SIGTERM took 2-3 s to save it)
         end = time.time() + 2  # all of them together; nothing of their state is needed afterwards
@@ -653,8 +745,7 @@ SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=%(port)d
 SlurmdPort=%(dport)d
-AuthType=auth/none
-CredType=cred/none
+%(auth)sCredType=cred/none
 StateSaveLocation=%(d)s/state
 SlurmdSpoolDir=%(d)s/spool-%%n
 SlurmctldPidFile=%(d)s/slurmctld.pid
@@ -677,7 +768,9 @@ TCPTimeout=%(tcp_timeout)d
 PartitionName=shared Nodes=ALL OverSubscribe=FORCE:4 MaxTime=INFINITE State=UP
 PartitionName=whole Nodes=ALL OverSubscribe=EXCLUSIVE MaxTime=INFINITE State=UP
 PartitionName=front Nodes=sn[1-2] MaxTime=INFINITE State=UP Hidden=YES
-""" % {"tag": self.tag, "host": self.host, "gw": self.gateway, "port": _free_port(), "dport": _free_port(), "d": d,
+""" % {"tag": self.tag, "host": self.host,
+       "auth": "AuthType=auth/munge\nAuthInfo=socket=%s/munge/ctl/munge.socket.2\n" % d if self.munge is not None
+               else "AuthType=auth/none\n", "gw": self.gateway, "port": _free_port(), "dport": _free_port(), "d": d,
        # PrologFlags=Alloc only while a test enables the prolog (_prolog_at_allocation)
        "hooks": ("Prolog=%(d)s/prolog\nHealthCheckProgram=%(d)s/hc\nHealthCheckInterval=1\n" % {"d": d})
                 if self.hooks else "",

@@ -4,8 +4,9 @@ resume logic and its exit codes are in gpudoctor/slurm.py)."""
 import sys
 
 from gpudoctor.commands.common import config_from, csv, emit, gather_nodes, timeout_flag
-from gpudoctor.slurm import (EXIT_INTERNAL, EXIT_SCONTROL, ScontrolError, apply, decide, node_name, read_node,
-                             short_reason)
+from gpudoctor.slurm import (CLOCK_FIX, EXIT_INTERNAL, EXIT_SCONTROL, REASON_PREFIX, ScontrolError, apply, clock_verdict,
+                             controller_clock_offset, controller_refused, decide, node_name, read_node, short_reason,
+                             short_reason_with)
 
 
 def add_parser(sub):
@@ -92,9 +93,23 @@ def _slurm_health(args):
         state = read_node(name)
     except ScontrolError as exc:
         print("gpudoctor: slurm: cannot read node %s: %s" % (name, exc), file=sys.stderr)
+        for line in controller_refused(exc):  # a refused MUNGE credential: say which of the two and the fix
+            print("gpudoctor: slurm: %s: %s" % (name, line), file=sys.stderr)
         print("gpudoctor: slurm: %s %s; node state unknown, nothing changed" % (
             name, "healthy" if healthy else "UNHEALTHY (%s)" % reason), file=say)
         return EXIT_SCONTROL if healthy else 1
+    # this node's clock against slurmctld's (one more RPC): not in the prolog's --fast tier, unless the node carries
+    # gpudoctor's own clock drain, which a pass must not resume without measuring again
+    clock = None
+    if not args.fast or (state.ours and "clock.offset:" in (state.reason or "")):
+        clock = clock_verdict(controller_clock_offset())
+    if clock:
+        print("gpudoctor: slurm: %s: %s: %s; fix: %s" % (name, clock[0], clock[1], CLOCK_FIX),
+              file=sys.stderr if clock[0] == "warning" else say)
+    if clock and clock[0] == "error":  # drained until the clock is back (a pass then resumes gpudoctor's drain)
+        reason = short_reason_with(reason, "clock.offset: %s" % clock[1]) if not healthy else \
+            "%s clock.offset: %s" % (REASON_PREFIX, clock[1])
+        healthy = False
     action = decide(state, healthy, reason)
     verb = {"drain": "drain", "resume": "resume", "none": "leave"}[action.kind]
     detail = " reason=%r" % reason if action.kind == "drain" else ""

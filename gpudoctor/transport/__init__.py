@@ -83,7 +83,10 @@ HINTS = {
              "so: scancel, the allocation revoked, the time limit), run it again in a live allocation; otherwise "
              "see `scontrol show node NODE` and slurmd's log",
     "node-down": "Slurm lists the node as down or not responding: is slurmd running there (systemctl status "
-                 "slurmd), and does it reach slurmctld? `scontrol show node NODE` gives the reason",
+                 "slurmd), and does it reach slurmctld? `scontrol show node NODE` gives the reason. A slurmd that "
+                 "runs but stays NOT_RESPONDING is most often refused by slurmctld's MUNGE ('Munge decode failed' in "
+                 "its log): another munge.key there, a clock more than 300 s off, or munged stopped; `gpudoctor "
+                 "slurm-health --dry-run` on the node tries its MUNGE and prints its clock",
     "slurmd": "slurmd does not serve the node, though slurmctld has not noticed yet: not running (its port refused "
               "the connection), alive but starting no task (stopped, stuck in the kernel), or out of reach (the node "
               "or its network down: srun's Communication connection failure): systemctl status slurmd there, and its "
