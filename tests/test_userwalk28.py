@@ -72,3 +72,27 @@ def test_a_section_older_facts_lack_says_why_it_was_skipped(gpudoctor_cli, tmp_p
     (tmp_path / "new.json").write_text(json.dumps(doc))
     rc, out, err = gpudoctor_cli("check", "--facts", str(tmp_path / "new.json"), "--json")
     assert {c["id"]: c for c in json.loads(out)["checks"]}["tmp.writable"]["summary"] == "tmp: not collected"
+
+
+def test_explain_of_several_files_locates_a_structural_answer(gpudoctor_cli, tmp_path):
+    # `explain a.log b.log` (README: "one answer for a whole job") where the answer is read from the text's shape
+    # (a failure line no known message explains: lastresort, progline, docremedy make it after the lines were
+    # located): it quoted b.log's line 2 as 'line 1006', with no file, in the text and in the JSON.
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = os.path.join(here, "..", "fixtures", "explain", "struct23", "gcc12-glibc236-assert-and-uncaught-throw.log")
+    (tmp_path / "a.log").write_text("step 1 loss 2.31\nstep 2 loss 2.12\nstep 3 loss 2.05\n")
+    (tmp_path / "b.log").write_text(open(src).read())
+    line = "assert_demo: a.c:2: main: Assertion `n > 0' failed."
+    assert open(src).read().splitlines()[1] == line
+    rc, out, err = gpudoctor_cli("explain", "--json", "a.log", "b.log")
+    assert rc in (0, 1), err
+    f = json.loads(out)["findings"][0]
+    assert (f["first_file"], f["first_line"]) == ("b.log", 2), f
+    assert [(m.get("file"), m["line"], m["text"]) for m in f["matches"]][:1] == [("b.log", 2, line)], f["matches"]
+    assert (f["origin"]["file"], f["origin"]["line"]) == ("b.log", 2), f["origin"]
+    rc, out, err = gpudoctor_cli("explain", "a.log", "b.log")
+    assert "  b.log line 2: " + line in out.splitlines(), out
+    assert "line 10" not in out, out
+    # one file: the same answer, 'line 2' (the numbering of one input is unchanged)
+    rc, out1, err = gpudoctor_cli("explain", "b.log")
+    assert "  line 2: " + line in out1.splitlines(), out1

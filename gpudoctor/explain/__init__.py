@@ -142,6 +142,7 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
         _in.apply_flight_recorder(result, flight)
     _in.apply_ras(result, ras)
     _in.advise_recorder(result)
+    located = list(result["findings"])  # located, or read from dumps (no line of the scan)
     fixes.apply(result, facts, scan)  # scan: the tracebacks' frames say whose call a removed name was (apihistory)
     from gpudoctor.explain import errordocs
 
@@ -159,6 +160,7 @@ def explain_inputs(inputs, kb=None, assume_error=False, facts=None, deadline=Non
     from gpudoctor.explain import progline
 
     progline.judge(result, scan, kb)  # (noans24) a failure line of a known program no table reads: its family
+    _in.locate_added(result, scan, located)  # (userwalk28) the findings made since locate(): their files and lines
     from gpudoctor.explain import advice
 
     advice.apply(result, scan)  # what the root's own message says to do (after the computed fixes, never above them)

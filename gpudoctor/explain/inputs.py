@@ -353,23 +353,7 @@ def locate(result, scan):
             d["file"], d[key] = _where(scan, d[key])
 
     for f in result["findings"]:
-        sp = scan.spread.get(f["id"])
-        if sp is None and isinstance(f.get("first_line"), int):
-            # a structural answer is named after its family, not the scanner's entry: the entry
-            # whose lines hold the finding's first line
-            sp = next((scan.spread.get(eid) for eid, hits in scan.matches.items()
-                       if any(h.line == f["first_line"] for h in hits)), None)
-        if isinstance(f.get("first_line"), int):
-            f["first_file"], f["first_line"] = _where(scan, f["first_line"])
-        if sp and sp.get("own") and (len(sp["files"]) > 1 or len(sp["ranks"]) > 1 or len(sp["hosts"]) > 1):
-            _own_first(f, sp["own"])
-        for key in ("matches", "signals"):
-            for h in f.get(key, []):
-                fix(h)
-        for c in f.get("causes", []):
-            for h in c.get("evidence", []):
-                fix(h)
-        f["origin"], f["spread"] = _origin(scan, sp) if sp else (None, None)
+        _locate_finding(f, scan, fix)
     for n in result["context"]:
         if isinstance(n.get("first_line"), int):
             n["first_file"], n["first_line"] = _where(scan, n["first_line"])
@@ -388,6 +372,42 @@ def locate(result, scan):
                 st[key] = _where(scan, st[key])[1]
         st.pop("source", None)
         result["stopped_early"] = st
+
+
+def locate_added(result, scan, located):
+    """(userwalk28) The findings made after locate() (a structural answer of docremedy, lastresort, progline: a
+    failure line nothing else read) counted their lines over every input: `explain a.log b.log` quoted b.log's
+    line 6 as 'line 1006', with no file, in the text and the JSON. ``located``: the findings locate() saw."""
+
+    def fix(d, key="line"):
+        if isinstance(d, dict) and isinstance(d.get(key), int):
+            d["file"], d[key] = _where(scan, d[key])
+
+    seen = {id(f) for f in located}
+    for f in result["findings"]:
+        if id(f) not in seen:
+            _locate_finding(f, scan, fix)
+
+
+def _locate_finding(f, scan, fix):
+    """One finding's lines -> (file, line in it); its origin and spread."""
+    sp = scan.spread.get(f["id"])
+    if sp is None and isinstance(f.get("first_line"), int):
+        # a structural answer is named after its family, not the scanner's entry: the entry
+        # whose lines hold the finding's first line
+        sp = next((scan.spread.get(eid) for eid, hits in scan.matches.items()
+                   if any(h.line == f["first_line"] for h in hits)), None)
+    if isinstance(f.get("first_line"), int):
+        f["first_file"], f["first_line"] = _where(scan, f["first_line"])
+    if sp and sp.get("own") and (len(sp["files"]) > 1 or len(sp["ranks"]) > 1 or len(sp["hosts"]) > 1):
+        _own_first(f, sp["own"])
+    for key in ("matches", "signals"):
+        for h in f.get(key, []):
+            fix(h)
+    for c in f.get("causes", []):
+        for h in c.get("evidence", []):
+            fix(h)
+    f["origin"], f["spread"] = _origin(scan, sp) if sp else (None, None)
 
 
 def _own_first(f, own):
