@@ -126,3 +126,60 @@ def test_health_check_drains_a_node_whose_clock_is_120s_ahead_and_keeps_the_othe
         assert "would leave sn1" in fast1.stdout and "clock" not in fast1.stdout + fast1.stderr, fast1.stdout[-1500:]
     finally:
         mbed.run("scontrol", "update", "nodename=sn4", "state=resume")
+
+
+# ---------------------------------------------------------------- (b) the node filled in where the paste names it
+
+REC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "slurm", "recorded28")
+
+
+def _fixes(text):
+    from gpudoctor import explain
+
+    r = explain.explain_text(text, None)
+    out = []
+    for f in r["findings"]:
+        for c in f.get("causes") or []:
+            out += c.get("fix") or []
+        out += [f.get("fix") or ""] if isinstance(f.get("fix"), str) else list(f.get("fix") or [])
+    return out + [c.get("fix") or "" for c in r.get("context") or []]
+
+
+def test_prolog_failure_fix_lines_name_the_node_srun_named():
+    """srun's real output of a prolog that failed on sn3: the family cause's fix said `scontrol update
+    nodename=<node>` beside the site's cause, which said sn3. Now every fix line names sn3 (Slurm's 'failure on node
+    %s' / 'failed on node %s: ' forms, famfix._NODE)."""
+    text = open(os.path.join(REC, "srun-prolog-failure-sn3.txt")).read()
+    fixes = [f for f in _fixes(text) if "nodename=" in f]
+    assert len(fixes) >= 2 and all("nodename=sn3 " in f for f in fixes), fixes
+
+
+def test_node_forms_of_slurm_and_syslog_lines_and_what_stays_a_placeholder():
+    from gpudoctor.explain import famfix
+
+    names = lambda line: famfix.names([line], "node")  # noqa: E731
+    assert names(open(os.path.join(REC, "slurmctld-prolog-drain-sn3.txt")).readline()) == "sn3"
+    assert names("srun: error: gpu12: task 3: Exited with exit code 1") == "gpu12"
+    assert names("error: Nodes gpu7 not responding") == "gpu7"
+    assert names("error: _slurm_rpc_node_registration node=sn2: Invalid argument") == "sn2"
+    assert names("Nov 28 12:00:01 gpu17 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.") \
+        == "gpu17"
+    # a list is no one node; a word after 'on node' that Slurm's forms do not end there is no node
+    assert names("error: Nodes sn[1-3] not responding") is None
+    assert names("the all-reduce failed on node rank 3") is None
+    xid = "Nov 28 12:00:01 gpu17 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n"
+    assert any("nodename=gpu17 " in f for f in _fixes(xid)), _fixes(xid)
+    bare = "[  123.4] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n"
+    assert any("nodename=<node> " in f for f in _fixes(bare)), _fixes(bare)
+
+
+def test_munge_refusals_recorded_on_the_bed_are_explained():
+    """slurmctld's and sn2's real logs of the MUNGE bed: the key mismatch is the root, the clock skew named beside
+    it (explain's munge entries, unchanged: recorded here so that they stay read on real text)."""
+    from gpudoctor import explain
+
+    r = explain.explain_text(open(os.path.join(REC, "slurmctld-munge-refused-sn2-sn3.txt")).read(), None)
+    ids = [f["id"] for f in r["findings"]] + [f["id"] for f in r.get("also") or []]
+    assert r["findings"][0]["id"] == "munge.key_mismatch", ids
+    r2 = explain.explain_text(open(os.path.join(REC, "slurmd-sn2-munge-key.txt")).read(), None)
+    assert r2["findings"][0]["id"] == "munge.key_mismatch"

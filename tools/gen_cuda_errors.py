@@ -168,7 +168,7 @@ MEANS.update({
     214: ("the GPU's memory reported an uncorrectable (double-bit) ECC error during the job: a hardware fault on that "
           "GPU; its results are lost",
           ["on the node: nvidia-smi -q -d ECC,ROW_REMAPPER (PAGE_RETIREMENT on older GPUs) and sudo dmesg -T | grep -i "
-           "xid (48, 63, 64, 94, 95); drain it (scontrol update nodename=<node> state=drain reason=ECC), have the "
+           "xid (48, 63, 64, 94, 95); drain it (scontrol update nodename={$node|<node>} state=drain reason=ECC), have the "
            "admin reset the GPU (nvidia-smi -r) or replace it; resume from the last checkpoint"]),
     215: ("cudaDeviceSetLimit asked for a limit this GPU's architecture does not support",
           ["remove or guard that limit for this GPU in the code or extension that sets it"]),

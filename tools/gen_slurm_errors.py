@@ -160,7 +160,7 @@ CODE_FIX = {
     "ESLURM_NODE_NOT_AVAIL": (
         "A node the job requires is down, drained or reserved.",
         ["sinfo -R   (down/drained nodes and why)", "drop that node from -w/--nodelist (or --exclude it); admins: "
-         "scontrol update nodename=<node> state=resume once it is healthy"]),
+         "scontrol update nodename={$node|<node>} state=resume once it is healthy"]),
     "ESLURM_INVALID_GRES": (
         "The --gres / --gpus specification names a GRES or type the cluster does not define (gpu:a100 where nodes "
         "say gpu:nvidia_a100), or is malformed.",
@@ -190,7 +190,7 @@ CODE_FIX = {
         ["sacctmgr show tres   (the tracked TRES)", "name them as listed (gres/gpu, gres/gpu:<type>)"]),
     "ESLURM_JOB_NODE_FAIL_KILLED": (
         "A node of the job failed (stopped answering the controller), so Slurm killed the job.",
-        ["sacct -j <JOBID> -o JobID,State,NodeList   (which node)", "resubmit with --exclude=<node> (or --requeue); "
+        ["sacct -j <JOBID> -o JobID,State,NodeList   (which node)", "resubmit with --exclude={$node|<node>} (or --requeue); "
          "admins: sinfo -R, the node's slurmd log and dmesg"]),
     "ESLURM_JOB_TIMEOUT_KILLED": (
         "The job reached its wall-clock limit (--time) and Slurm killed it.",
@@ -397,12 +397,12 @@ CODE_FIX = {
         "The node's Prolog (slurm.conf Prolog=) exited non-zero, so the job could not start there; slurmctld drains "
         "the node and requeues the job held.",
         ["sinfo -R   (the node's reason); admins: the slurmd log ('prolog failed: rc:N output:...')", "admins: fix the "
-         "script or the node, scontrol update nodename=<node> state=resume; users: scontrol release <JOBID> or "
-         "--exclude=<node>"]),
+         "script or the node, scontrol update nodename={$node|<node>} state=resume; users: scontrol release <JOBID> or "
+         "--exclude={$node|<node>}"]),
     "ESLURMD_EPILOG_FAILED": (
         "The node's Epilog (slurm.conf Epilog=) exited non-zero after the job; slurmctld drains the node.",
         ["admins: the slurmd log on the node; run the Epilog by hand", "fix it, then scontrol update "
-         "nodename=<node> state=resume"]),
+         "nodename={$node|<node>} state=resume"]),
     "ESLURMD_TOOMANYSTEPS": (
         "The node already runs as many steps as slurmd allows at once.",
         ["squeue -s -w <node>", "fewer concurrent sruns per node (one srun with many tasks instead of many sruns)"]),

@@ -49,8 +49,22 @@ _HYDRA_ARG = re.compile(r"match_arg \(utils/args/args\.c:\d{1,6}\): unrecognized
 # A Slurm node and its reason where Slurm prints them (slurm26): `scontrol show node -o`'s NodeName= field, and
 # the node list at the end of a `sinfo -R` row ('%20E %9u %19H %N', src/sinfo/opts.c); the reason is
 # scontrol's 'Reason=%s [%s@%s]' (src/scontrol/info_node.c) or the row's first 20 characters (cut there by sinfo)
+# Slurm's own lines that name one node (slurm28, read on a real 4-node Slurm 22.05): srun's 'Prolog failure on node
+# %s' and 'Task launch for %ps failed on node %s: %s' (src/slurmd/slurmd/req.c, src/api/step_launch.c), srun's
+# 'error: %s: task %d: ...' (src/srun/srun_job.c), slurmctld's 'Nodes %s not responding', 'update_node: node %s reason
+# set to: ...', '_slurm_rpc_node_registration node=%s: ...' (src/slurmctld/ping_nodes.c, node_mgr.c, proc_req.c);
+# a list ('Nodes sn[1-3] not responding') is no one node and is not read. And the host field of a syslog/journal
+# line (RFC 3164 'Nov 28 12:00:01 gpu17 kernel: NVRM: Xid ...', or an RFC 3339 stamp): the node whose kernel said it.
+_NODE_NAME = r"([A-Za-z][\w.-]{0,62})"
 _NODE = re.compile(r"(?<![\w])NodeName=([A-Za-z0-9][\w.-]{0,62})|"
-                   r"^[^\n]{20} [A-Za-z_][\w.-]{0,8}[ ]{1,9}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d ([A-Za-z0-9][\w\[\],.-]{0,62})")
+                   r"^[^\n]{20} [A-Za-z_][\w.-]{0,8}[ ]{1,9}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d ([A-Za-z0-9][\w\[\],.-]{0,62})|"
+                   r"(?<![\w-])(?:failed|failure) on node " + _NODE_NAME + r"(?=[:,]|\s*$)|"
+                   r"(?<![\w-])[Nn]odes? " + _NODE_NAME + r" (?:not responding|now responding|reason set to|state set to|"
+                   r"has low|appears to have|unexpectedly rebooted)|"
+                   r"_node_registration node=" + _NODE_NAME + r"(?=[:,]|\s|$)|"
+                   r"^(?:\[[^\]\n]{1,40}\] )?srun: error: " + _NODE_NAME + r": tasks? \d{1,7}(?:-\d{1,7})?: |"
+                   r"^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?"
+                   r"(?:Z|[+-]\d\d:?\d\d)?) " + _NODE_NAME + r" kernel: ")
 _REASON = re.compile(r"(?<![\w])Reason=([^\n\[]{1,64}?) \[[A-Za-z_][\w.-]{0,31}@\d{4}-|"
                      r"^([^\n]{1,20}?) {0,19} [A-Za-z_][\w.-]{0,8}[ ]{1,9}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d [A-Za-z0-9]")
 _FIND = {"var": _VAR, "option": _OPTION, "ping4": _PING, "hydraarg": _HYDRA_ARG, "node": _NODE, "reason": _REASON}
