@@ -111,3 +111,82 @@ def test_datamodule_rule_needs_lightning_frames():
 def test_healthy_log_gets_nothing(kb):
     res = explain.explain_text("epoch 1 step 10 loss 0.52\nepoch 1 step 20 loss 0.48\n", kb)
     assert res["verdict"] == "no_error" and not res["findings"]
+
+
+# --- hookdef.py: the method the framework says the user's class must define, named ---
+
+@pytest.mark.parametrize("case,want", [
+    # P17's real texts: lightning 2.x configuration_validator.py
+    ("p17-lt_optimizer_in_init_no_configure", "add def configure_optimizers(self): to your LightningModule class"),
+    ("p17-lt_test_without_test_step", "add def test_step(self, batch, batch_idx): to your LightningModule class"),
+])
+def test_lightning_hook_named_in_the_fix(kb, case, want):
+    root = _root(kb, seen_case("2026-11-26p17", case))
+    first = root["causes"][0]
+    assert first["fix"][0].startswith(want)
+    assert first["evidence"] and "method defined" in first["evidence"][0]["text"]
+    assert root["id"].startswith("lightning.")  # (the root is not changed)
+
+
+@pytest.mark.parametrize("line,want", [
+    # CPython 3.12+ and 3.11 Objects/typeobject.c object_new
+    ("TypeError: Can't instantiate abstract class Head without an implementation for abstract methods 'forward', "
+     "'loss'", "add def forward(self, ...): and def loss(self, ...): to class Head"),
+    ("TypeError: Can't instantiate abstract class Head with abstract method loss", "add def loss(self, ...): to class Head"),
+    # torch/nn/modules/module.py _forward_unimplemented; torch/utils/data/dataset.py Dataset.__getitem__
+    ('NotImplementedError: Module [Net] is missing the required "forward" function', "add def forward(self, x): to class Net"),
+    ("NotImplementedError: Subclasses of Dataset should implement __getitem__.", "add def __getitem__(self, idx):"),
+    # lightning configuration_validator.py: 'No `%s()` method defined to run `Trainer.%s`.'
+    ("lightning.fabric.utilities.exceptions.MisconfigurationException: No `predict_step()` method defined to run "
+     "`Trainer.predict`.", "add def predict_step(self, batch, batch_idx):"),
+])
+def test_hookdef_lines_from_the_format_strings(line, want):
+    from gpudoctor.explain import hookdef
+
+    text, fix = hookdef.read(line)
+    assert fix.startswith(want)
+
+
+def test_hookdef_reads_nothing_else():
+    from gpudoctor.explain import hookdef
+
+    for line in ("NotImplementedError", "No `x` method", "TypeError: Can't instantiate abstract class",
+                 "Module [Net] is missing the required 'backward' function"):
+        assert hookdef.read(line) is None
+
+
+def test_hookdef_not_for_another_family(kb):
+    # an NCCL root whose log also prints a hook refusal elsewhere: the root's own lines only, and not its family
+    text = ("NCCL WARN Call to connect returned Connection refused, retrying\n"
+            "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, remote process exited or "
+            "there was a network error, NCCL version 2.21.5\nncclRemoteError: A call failed possibly due to a network "
+            "error or a remote process exiting prematurely.\n")
+    root = _root(kb, text)
+    assert not any("add def " in x for c in root["causes"] for x in c.get("fix") or ())
+
+
+# --- advice.py: a remedy the message states, where a cause only quoted the message ---
+
+@pytest.mark.parametrize("line,want", [
+    # torch/csrc/autograd/saved_variable.cpp (SavedVariable): TORCH_CHECK(!is_inference(), ...)
+    ("RuntimeError: Inference tensors cannot be saved for backward. To work around you can make a clone to get a "
+     "normal tensor and use it in autograd.", "To work around you can make a clone to get a normal tensor"),
+    # torch/csrc/autograd/VariableTypeUtils.h check_inplace: three literals concatenated by c10::str, no blank
+    ("RuntimeError: Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
+     "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.",
+     "You can make a clone to get a normal tensor before doing inplace update."),
+])
+def test_message_remedy_not_hidden_by_a_quote(kb, line, want):
+    res = explain.explain_text(line, kb)
+    root = res["findings"][0]
+    fixes = [x for c in root["causes"] for x in c.get("fix") or ()]
+    assert any(want in x for x in fixes), fixes
+
+
+def test_glued_sentences_split_only_before_a_sentence_word():
+    from gpudoctor.explain import advice
+
+    assert advice._GLUED.sub(". ", "is not allowed.You can clone it.") == "is not allowed. You can clone it."
+    assert advice._GLUED.sub(". ", "pass a torch.Tensor or an nn.Module here") == "pass a torch.Tensor or an nn.Module here"
+    # the generators' format strings are read as they are (their committed means / fix lines do not move)
+    assert advice.find("a `x` callback.Please remove it.") == [("remedy", "a `x` callback.Please remove it.")]

@@ -66,6 +66,13 @@ _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069
 # and at a numbered item glued to the period before it (the DDP reducer's '... training loop.2) Reused ...')
 _END = re.compile(r"(?<![eE]\.g)(?<![iI]\.e)(?<!etc)(?<!\bvs)(?<!\bNo)[.!?](?=\s|\d\)\s)"
                   r"|;\s|\s-{1,2}\s|\n|\)\s(?=[A-Z])")
+# (famfix28) two sentences of a printed message glued by a concatenation without a blank (TORCH_CHECK's c10::str
+# joins its arguments as written, c10/util/StringUtil.h: torch/csrc/autograd/VariableTypeUtils.h's '... is not
+# allowed.You can make a clone ... update.See https://...'; Lightning's '... callback.Please remove it ...'): in the
+# text read (apply), a blank after such a period, only before a word that starts a sentence of advice or a pointer
+# ('torch.Tensor', 'nn.Module' stay one name). The generators' format strings are read as they are (their committed
+# means / fix lines stay what they were)
+_GLUED = re.compile(r"(?<=[a-z)`'\]])\.(?=(?:You|See|Please|Consider|Try|To|If|Use|Set|Make|We|This|It) )")
 
 # the log header of a sentence: 'srun: error: ', 'RuntimeError: ', 'torch.distributed.DistBackendError: ',
 # NCCL's 'init.cc:1247 NCCL WARN '
@@ -434,13 +441,18 @@ _SALIENT = re.compile("|".join([
 def _says_it(q, causes):
     """Whether one of ``causes`` (the site-specific ones) already says clause q."""
     words = _salient(q)
-    said = " ".join(" ".join([c.get("text") or ""] + list(c.get("fix") or []) +
+    flat = " ".join(q.lower().split())
+    # (famfix28) a cause's text that quotes the message whole ('The call was refused (RuntimeError: Inference tensors
+    # cannot be saved for backward. To work around you can make a clone ...)') repeats the clause without saying to
+    # do it: its fix lines alone count ('change the argument ... the message names' left the remedy unsaid)
+    said = " ".join(" ".join([t for t in [c.get("text") or ""] if flat not in " ".join(t.lower().split())] +
+                             list(c.get("fix") or []) +
                              ["%s=%s" % kv for kv in (c.get("exports") or {}).items()]) for c in causes).lower()
     if not said:
         return False
     if words:  # most of what it names (a fix says `find_unused_parameters=True`, not every word of the clause)
         return 2 * sum(w.strip("`") in said for w in words) >= len(words)
-    return " ".join(q.lower().split()) in " ".join(said.split())
+    return flat in " ".join(said.split())
 
 
 def _specific(c):
@@ -466,7 +478,7 @@ def apply(result, scan):
         return result
     remedies, details = [], []
     for ln, lines in _texts(result, scan):
-        for kind, q in find(lines):
+        for kind, q in find([_GLUED.sub(". ", x) if isinstance(x, str) else x for x in lines]):
             lst = remedies if kind == "remedy" else details
             if q not in [x[1] for x in lst]:
                 lst.append((ln, q))
@@ -496,6 +508,9 @@ def apply(result, scan):
         place(result)
     for ln, q in details[:MAX_DETAILS]:
         root["notes"].append("More detail, as the message says (line %s): \"%s\"" % (ln, q))
+    from gpudoctor.explain import hookdef
+
+    hookdef.fill(result, scan)  # (famfix28) the method the message says the user's class must define, by its name
     return result
 
 
