@@ -52,6 +52,8 @@ def test_accelerate_prepare_unpacked_in_another_order(kb):
     first = root["causes"][0]
     assert "`model` holds accelerate's AcceleratedOptimizer" in first["text"]
     assert "accelerator.prepare(model, optimizer, loader)" in first["fix"][0]
+    # the edit is made where prepare()'s result is unpacked, not on the line that called the optimizer
+    assert first["fix"][0].startswith("unpack accelerator.prepare(") and "your line" in first["fix"][0]
 
 
 @pytest.mark.parametrize("set_,case,attr", [
@@ -104,8 +106,8 @@ def test_datamodule_rule_needs_lightning_frames():
     assert objtype.read(uf, tbr, userline.ident, userline.quote) is None
     tbr["frames"].insert(0, ("/venv/lib/python3.11/site-packages/lightning/pytorch/trainer/call.py", 179,
                              "_call_lightning_datamodule_hook"))
-    text, fix = objtype.read(uf, tbr, userline.ident, userline.quote)
-    assert "setup(stage)" in text and fix.startswith("assign self.val_ds in setup(self, stage)")
+    text, fix, elsewhere = objtype.read(uf, tbr, userline.ident, userline.quote)
+    assert "setup(stage)" in text and fix.startswith("assign self.val_ds in setup(self, stage)") and elsewhere
 
 
 def test_healthy_log_gets_nothing(kb):

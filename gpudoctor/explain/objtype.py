@@ -78,8 +78,10 @@ def _use(msg, uf):
 
 
 def read(uf, tbr, ident, quote):
-    """(text, fix) for the user's frame ``uf`` of traceback ``tbr`` whose exception names the type of an object the
-    line uses, or None. ``ident`` / ``quote``: userline's (a name in a fix line; a value in a cause's text)."""
+    """(text, fix[, elsewhere]) for the user's frame ``uf`` of traceback ``tbr`` whose exception names the type of an object the
+    line uses, or None. ``ident`` / ``quote``: userline's (a name in a fix line; a value in a cause's text).
+    ``elsewhere``: the edit is made where the name was set (prepare()'s unpacking, a DataModule's setup), not on the
+    line the traceback shows."""
     exc = (tbr.get("exc") or "").rsplit(".", 1)[-1]
     if exc not in ("AttributeError", "TypeError"):
         return None
@@ -123,7 +125,7 @@ def read(uf, tbr, ident, quote):
                 "order they are passed, so unpacking its result in another order binds each name to another "
                 "object." % (quote(name), quote(typ), use),
                 "unpack accelerator.prepare(...) in the order of its arguments (model, optimizer, loader = "
-                "accelerator.prepare(model, optimizer, loader))")
+                "accelerator.prepare(model, optimizer, loader))", True)
     if how == "attr" and name == "self" and _DL_HOOK.match(uf.get("fn") or "") and \
             any(_LIGHTNING.search(str(f[0] or "")) for f in tbr.get("frames") or ()):
         return ("Your DataModule's %s reads self.%s, which nothing set on this process: Lightning calls "
@@ -131,5 +133,5 @@ def read(uf, tbr, ident, quote):
                 "'predict', while prepare_data() runs on one process only and must not set state (a setup that "
                 "tests another stage name, such as 'train', sets nothing)." % (uf["fn"], attr),
                 "assign self.%s in setup(self, stage) for the stage that uses it (if stage == 'fit' or stage is "
-                "None: ...), not in prepare_data()" % attr)
+                "None: ...), not in prepare_data()" % attr, True)
     return None

@@ -481,7 +481,9 @@ def read(f, tbr, tb=None):
         got, own = _with_api(uf, mean, calls(uf, tb)), False
     if got is None:
         return None
-    text, fix = got
+    text, fix = got[:2]
+    if len(got) > 2 and got[2]:  # (objtype) an edit made where the name was set, not on this line
+        return "%s %s" % (line, text), "%s (your line %s (%s) shows it)" % (fix, sh(uf["file"]), uf["line"]), own
     return "%s %s" % (line, text), "on your line %s (%s): %s" % (sh(uf["file"]), uf["line"], fix), own
 
 
