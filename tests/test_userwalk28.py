@@ -96,3 +96,29 @@ def test_explain_of_several_files_locates_a_structural_answer(gpudoctor_cli, tmp
     # one file: the same answer, 'line 2' (the numbering of one input is unchanged)
     rc, out1, err = gpudoctor_cli("explain", "b.log")
     assert "  line 2: " + line in out1.splitlines(), out1
+
+
+def test_explain_of_several_files_names_the_file_and_line_in_its_prose(gpudoctor_cli, tmp_path):
+    # The prose explain's readers write (notes, causes, fixes, the launch context) counted lines over every input,
+    # each later file after a gap of 1000: `explain a.log b.log` with an Xid 79 in b.log said 'The GPU: PCI
+    # 0000:b3:00 (line 1014)' and 'also seen: gpu.xid.init ...: line 1017' for b.log's lines 6 and 9 (fixtures/logs/dev
+    # as a folder: 'line 80736'). Real logs: a ninja failure, then the nvsentinel Xid 79 log.
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "logs", "dev")
+    a = open(os.path.join(here, "build.ninja__lmdeploy-242-ninja-not-installed.log")).read()
+    b = open(os.path.join(here, "gpu.xid__nvsentinel-155-fallen-off-the-bus.log")).read()
+    (tmp_path / "a.log").write_text(a)
+    (tmp_path / "b.log").write_text(b)
+    assert "NVIDIA GPU 0000:b3:00.0" in b.splitlines()[5] and "probe routine failed" in b.splitlines()[8]
+    rc, out, err = gpudoctor_cli("explain", "--json", "a.log", "b.log")
+    assert rc == 0, err
+    root = json.loads(out)["findings"][0]
+    assert root["id"] == "gpu.xid.fallen_off_bus", root["id"]
+    notes = root["notes"]
+    assert any(n.startswith("The GPU: PCI 0000:b3:00 (b.log line 6).") for n in notes), notes
+    assert any(n.startswith("Same GPU fault, also seen: gpu.xid.init") and "): b.log line 9: " in n for n in notes), \
+        notes
+    assert not [n for n in notes if "line 10" in n], notes
+    # one file: its own numbers, no file named (unchanged)
+    rc, out, err = gpudoctor_cli("explain", "--json", "b.log")
+    notes = json.loads(out)["findings"][0]["notes"]
+    assert any(n.startswith("The GPU: PCI 0000:b3:00 (line 6).") for n in notes), notes

@@ -8,6 +8,7 @@ never following links to folders.
 """
 
 import os
+import re
 import stat
 import sys
 
@@ -357,6 +358,8 @@ def locate(result, scan):
     for n in result["context"]:
         if isinstance(n.get("first_line"), int):
             n["first_file"], n["first_line"] = _where(scan, n["first_line"])
+        if len(scan.sources) > 1 and isinstance(n, dict):
+            _relines(n, scan)
     for e in result["errors"]:
         fix(e)
     from gpudoctor.explain import elastic
@@ -408,6 +411,70 @@ def _locate_finding(f, scan, fix):
         for h in c.get("evidence", []):
             fix(h)
     f["origin"], f["spread"] = _origin(scan, sp) if sp else (None, None)
+    if len(scan.sources) > 1:
+        _relines(f, scan)
+
+
+# 'line 8575', 'lines 3338, 3340' in a finding's prose; the word before it, when it names a file ('rank1.log line 6',
+# 'train.py, line 42'), says the number is that file's already
+_LINES = re.compile(r"(?P<before>\S*\s?)\b(?P<word>lines?) (?P<nums>\d{1,9}(?:(?:, | and )\d{1,9})*)\b")
+
+
+def _relines(f, scan):
+    """(userwalk28) The prose the readers wrote before locate() counts lines over every input, as the scan does (each
+    later file after a gap of 1000): a two-file answer's note read 'The GPU: PCI 0000:b3:00 (line 1014)' for the
+    second file's line 6. Each number that lies in a later file's lines becomes '<file> line N' (with them, in one
+    list, file 1's numbers are named too; alone they are its own already). After a word that names a file: the
+    number is rewritten only where it lies in that same file's lines as counted over every input ('the last NCCL
+    line is <path> line 2697' of a 646-line file); a traceback's 'train.py, line 42' is left alone."""
+    srcs = [(src["first_line"], src["first_line"] + src["lines"], str(src["path"])) for src in scan.sources]
+
+    def base(path):
+        return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+    def where(n, first=False):
+        for i, (lo, hi, path) in enumerate(srcs):
+            if (i or first) and lo < n <= hi:
+                return base(path)[:80], n - lo, path
+        return None
+
+    def sub(m):
+        before, nums_text = m.group("before"), m.group("nums")
+        nums = [int(x) for x in re.findall(r"\d+", nums_text)]
+        seps = re.findall(r", | and ", nums_text)
+        if "." in before or "/" in before:  # '<file> line N': N that file's own unless it lies in that file's span
+            name = base(before.strip().strip("(,:;'\"`"))
+            got = [where(n, first=True) for n in nums]
+            if not name or not all(g and (g[2] == before.strip().strip("(,:;'\"`") or base(g[2]) == name)
+                                   for g in got):
+                return m.group(0)
+            return "%s%s %s" % (before, m.group("word"), str(got[0][1]) + "".join(
+                sep + str(g[1]) for sep, g in zip(seps, got[1:])))
+        got = [where(n) for n in nums]
+        if not any(got):
+            return m.group(0)
+        got = [g or where(n, first=True) for n, g in zip(nums, got)]
+        files = {g[0] for g in got if g}
+        if all(got) and len(files) == 1:
+            return "%s%s %s %s" % (before, got[0][0], m.group("word"), str(got[0][1]) + "".join(
+                sep + str(g[1]) for sep, g in zip(seps, got[1:])))
+        return before + ", ".join(("%s line %d" % g[:2]) if g else "line %d" % n for n, g in zip(nums, got))
+
+    def fix(text):
+        return _LINES.sub(sub, text) if isinstance(text, str) and "line" in text else text
+
+    if "notes" not in f:  # a context entry of the answer (its note: 'srun starts the script itself (line N)')
+        if isinstance(f.get("note"), str):
+            f["note"] = fix(f["note"])
+        return
+    f["notes"] = [fix(n) for n in f.get("notes") or []]
+    for c in f.get("causes") or []:
+        if isinstance(c, dict):
+            for key in ("text", "computed_note"):
+                if isinstance(c.get(key), str):
+                    c[key] = fix(c[key])
+            if isinstance(c.get("fix"), list):
+                c["fix"] = [fix(x) for x in c["fix"]]
 
 
 def _own_first(f, own):
