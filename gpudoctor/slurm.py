@@ -305,7 +305,9 @@ def controller_refused(exc, round_trip=munge_round_trip, now=None):
 # read "14:11:57" with its own clock at 14:13:57.
 _CONF_AS_OF = re.compile(r"^Configuration data as of (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\s*$", re.M)
 CLOCK_WARN_S = 10  # chrony/ntpd keep a node within milliseconds; seconds off means no time service is working
-CLOCK_DRAIN_S = 100  # a third of MUNGE's credential lifetime: past MUNGE_TTL_S the node goes down with its jobs
+# below Slurm's job credential lifetime (CRED_EXPIRE_S, 120 s: past it slurmd refuses steps) and MUNGE's (300 s:
+# past it the node goes down with its jobs)
+CLOCK_DRAIN_S = 100
 
 
 def controller_clock_offset(run=None, clock=None):
@@ -342,6 +344,23 @@ def clock_verdict(offset):
 CLOCK_FIX = ("chronyc tracking (or timedatectl) on the node; start the time service (systemctl enable --now chrony) "
              "or chronyc makestep; MUNGE refuses credentials from a clock more than %d s off (Expired/Rewound "
              "credential), and Slurm then marks the node down with its jobs" % MUNGE_TTL_S)
+
+
+# slurmd's refusal of a step whose credential is older than AuthInfo's cred_expire (120 s by default: slurm.conf(5),
+# AuthInfo): a node whose clock is that far ahead of slurmctld's refuses steps, some of them (slurm28: a node 120 s
+# ahead ran a probe's first 14 steps and refused the 15th, "Task launch for StepId=2.14 failed on node sn4: Job
+# credential expired").
+CRED_EXPIRE_S = 120
+
+
+def credential_hint(text):
+    """Words to add after srun's error where slurmd refused the step's credential as expired; "" otherwise."""
+    if "Job credential expired" not in (text or ""):
+        return ""
+    return (" (slurmd there found the step's credential expired: that node's clock is ahead of slurmctld's by about "
+            "%d s or more (AuthInfo cred_expire), or the launch took that long: date -u there and on the "
+            "controller, chronyc tracking; gpudoctor slurm-health --dry-run on the node measures the offset)"
+            % CRED_EXPIRE_S)
 
 
 def read_node(name):

@@ -1,6 +1,7 @@
 """slurm28: gpudoctor walked by hand, round 7, on a real 4-node Slurm that authenticates with real MUNGE
 (tests/slurmcluster.py ``munge=``): sn2's munged has a key of its own, sn3's whole node runs 600 s ahead
-(libfaketime, past MUNGE's 300 s credential lifetime), sn4's 120 s ahead (within it: the node still works).
+(libfaketime, past MUNGE's 300 s credential lifetime), sn4's 150 s ahead (within it: the node registers, but its
+slurmd refuses a step's job credential, older than Slurm's 120 s cred_expire by its clock).
 What slurmctld logs there is MUNGE's own ('Munge decode failed: Invalid credential' / 'Rewound credential'), and
 the tests assert it first, so that the bed is what it says. Unit tests of the pure parts need no bed."""
 
@@ -59,7 +60,7 @@ def test_refused_credential_is_told_from_a_broken_munged_and_other_failures():
 def mbed(tmp_path_factory):
     import slurmcluster
 
-    faults = {2: "key", 3: "+600s", 4: "+120s"}
+    faults = {2: "key", 3: "+600s", 4: "+150s"}
     reason = slurmcluster.unavailable() or slurmcluster.munge_unavailable(faults.values())
     if reason:
         if os.environ.get("CI"):
@@ -107,21 +108,34 @@ def test_a_node_whose_credential_the_controller_refuses_is_named_with_the_cause(
     assert "node sn2 could not be checked (node-down)" in r.stdout and "Munge decode failed" in r.stdout, r.stdout
 
 
-def test_health_check_drains_a_node_whose_clock_is_120s_ahead_and_keeps_the_others(mbed):
-    """sn4's whole node 120 s ahead: within MUNGE's 300 s, so it registered and ran jobs, and nothing said so; at
-    300 s it goes down with its jobs. Now slurm-health reads slurmctld's clock (`scontrol show config`'s first line)
+def test_a_step_refused_on_one_node_is_named_there_and_the_others_are_checked(mbed):
+    """sn4 150 s ahead: srun aborted the whole step ("Task launch for StepId=N.0 failed on node sn4: Job credential
+    expired"), and `salloc -N4 gpudoctor check` / `probe` read every node as failed ("Slurm ended the step ... the job
+    was cancelled, its allocation revoked or its time limit reached"), sn4 without a word about its clock. Now sn4
+    names the expired credential and the clock, and the others run again without it and are checked."""
+    mbed.wait(lambda st: st["sn4"][0] == "IDLE", timeout=30, what="sn4 idle and responding")
+    r = mbed.run(mbed.gpudoctor, "check", "--via", "srun", "--nodes", "sn1,sn4", "--select", "tmp", timeout=90)
+    assert r.returncode == 1, r.stderr[-2000:]
+    assert "node sn4 could not be checked (slurm): srun could not start the task: Job credential expired" in r.stdout
+    assert "clock is ahead of slurmctld's" in r.stdout, r.stdout
+    assert "sn1 could not be checked" not in r.stdout and "PASS tmp.writable" in r.stdout, r.stdout
+
+
+def test_health_check_drains_a_node_whose_clock_is_150s_ahead_and_keeps_the_others(mbed):
+    """sn4's whole node 150 s ahead (walked at 120 s too): within MUNGE's 300 s, so it registered, and only slurmd's
+    'Job credential expired' said something was wrong; at 300 s it goes down with its jobs. Now slurm-health reads slurmctld's clock (`scontrol show config`'s first line)
     and drains it with the offset; sn1 is left; the prolog's --fast tier makes no such call."""
     try:
         p = _on_node(mbed, "sn4", mbed.gpudoctor, "slurm-health", "--ignore", "ssh")
         assert p.returncode == 1, (p.returncode, p.stdout[-1500:], p.stderr[-1500:])
-        assert "this node's clock is 120 s ahead of slurmctld's" in p.stdout, p.stdout[-1500:]
+        assert "this node's clock is 150 s ahead of slurmctld's" in p.stdout, p.stdout[-1500:]
         st = mbed.states()
         assert "DRAIN" in st["sn4"][0] and "clock.offset" in (st["sn4"][1] or ""), st["sn4"]
         ok = _on_node(mbed, "sn1", mbed.gpudoctor, "slurm-health", "--ignore", "ssh")
         assert ok.returncode == 0 and "DRAIN" not in mbed.states()["sn1"][0], ok.stdout[-1500:]
         # the prolog's tier measures only where gpudoctor's clock drain is on the node: never resumes it unmeasured
         fast = _on_node(mbed, "sn4", mbed.gpudoctor, "slurm-health", "--fast", "--ignore", "ssh", "--dry-run")
-        assert "would leave sn4" in fast.stdout and "120 s ahead" in fast.stdout, fast.stdout[-1500:]
+        assert "would leave sn4" in fast.stdout and "150 s ahead" in fast.stdout, fast.stdout[-1500:]
         fast1 = _on_node(mbed, "sn1", mbed.gpudoctor, "slurm-health", "--fast", "--ignore", "ssh", "--dry-run")
         assert "would leave sn1" in fast1.stdout and "clock" not in fast1.stdout + fast1.stderr, fast1.stdout[-1500:]
     finally:

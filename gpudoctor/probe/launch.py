@@ -30,6 +30,8 @@ import subprocess
 import threading
 import time
 
+from gpudoctor.slurm import credential_hint
+
 TOKEN_VAR = "GPUDOCTOR_PROBE_RUN"
 _TOKEN_RE = re.compile(r"^[0-9a-f]{8,64}$")
 
@@ -101,7 +103,8 @@ class Worker(object):
         if "python too old" in tail or "SyntaxError" in tail:
             return {"event": "result", "ok": False, "error_kind": "python-old", "error": tail}
         return {"event": "result", "ok": False, "error_kind": "died" if self.rc else "garbage",
-                "error": "worker ended (exit %s) without a result%s" % (self.rc, ": " + tail if tail else "")}
+                "error": "worker ended (exit %s) without a result%s%s" % (self.rc, ": " + tail if tail else "",
+                                                                        credential_hint(tail))}
 
     def stop(self):
         if self._stop:
