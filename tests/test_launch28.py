@@ -235,3 +235,19 @@ def test_srun_task_script_read_here_that_starts_no_launcher_is_srun_s_own_launch
     (tmp_path / "task-pmi.sh").unlink()
     (lb,) = read_script(str(tmp_path / "launch-srun.sh"), [], environ={}).launches
     assert lb.plan.world_size() is None
+
+
+def test_horovod_min_np_with_fewer_than_two_fixed_hosts_is_refused_as_horovod_does(tmp_path):
+    # --min-np makes the job elastic (_is_elastic); without a discovery script _run_elastic takes -H (or the
+    # hostfile, or localhost:NP) and raises "Cannot run in fault tolerance mode with fewer than 2 hosts."
+    # (https://github.com/horovod/horovod/blob/2626dc87a3a8eb8fb7d2216198ce45bce0f9e65a/horovod/runner/launch.py#L694)
+    script = tmp_path / "h.sh"
+    script.write_text("horovodrun -np 4 --min-np 2 -H localhost:4 python t.py\n"
+                      "horovodrun -np 4 --min-np 2 python t.py\n"
+                      "horovodrun -np 4 --min-np 2 -H a:2,b:2 python t.py\n"
+                      "horovodrun -np 4 -H localhost:4 python t.py\n")
+    a, b, c, d = read_script(str(script), [], environ={}).launches
+    for la in (a, b):
+        assert la.refused and "Cannot run in fault tolerance mode with fewer than 2 hosts" in la.refused, la.refused
+    assert not c.refused and (c.plan.world_min, c.plan.world_max, c.plan.nnodes_max) == (2, 4, 2)
+    assert not d.refused and d.plan.world_size() == 4  # not elastic: one host is fine

@@ -596,6 +596,11 @@ def read_horovod(plan, argv, environ):
     if not hosts:
         hosts = [("localhost", np_ or 1)]
         src = src or "this machine"
+    if a.min_num_proc is not None and len({h for h, _s in hosts}) < 2:
+        # elastic (--min-np) with fixed hosts: horovod/runner/launch.py _run_elastic refuses fewer than two
+        # (https://github.com/horovod/horovod/blob/2626dc87a3a8eb8fb7d2216198ce45bce0f9e65a/horovod/runner/launch.py#L694)
+        refuse(launcher, "Cannot run in fault tolerance mode with fewer than 2 hosts. (--min-np makes the job elastic; "
+                         "its hosts: %s)" % excerpt(src or "this machine", 60))
     total = sum(s for _h, s in hosts)
     if np_ is not None and np_ > total:
         # horovod/runner/common/util/hosts.py get_host_assignments
