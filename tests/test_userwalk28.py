@@ -122,3 +122,35 @@ def test_explain_of_several_files_names_the_file_and_line_in_its_prose(gpudoctor
     rc, out, err = gpudoctor_cli("explain", "--json", "b.log")
     notes = json.loads(out)["findings"][0]["notes"]
     assert any(n.startswith("The GPU: PCI 0000:b3:00 (line 6).") for n in notes), notes
+
+
+def test_plan_launch_reads_through_the_wrappers_a_script_line_is_read_through(gpudoctor_cli, tmp_path):
+    # `plan SCRIPT` reads `nsys profile ... torchrun ...` as torchrun under the profiler (launch28), but the same line
+    # given to --launch was refused ('not a launcher gpudoctor reads: nsys'), and so was
+    # `srun ... env FOO=1 torchrun ...` (srun's command under env), exit 2
+    rc, out, err = gpudoctor_cli("plan", "--json", "--launch",
+                                 "nsys profile -o out --trace=cuda,nvtx torchrun --nnodes 2 --nproc-per-node 8 "
+                                 "--rdzv-endpoint gpu1:29500 --rdzv-backend c10d train.py")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert (doc["launcher"], doc["nnodes"], doc["nproc_per_node"], doc["world_size"]) == (
+        "torchrun", {"min": 2, "max": 2}, 8, {"min": 16, "max": 16}), doc
+    assert "nsys runs the command after its options under the profiler: planned as that command" in doc["notes"]
+    rc, out, err = gpudoctor_cli("plan", "--json", "--launch",
+                                 "srun --ntasks-per-node=1 env NCCL_DEBUG=INFO numactl --interleave=all torchrun "
+                                 "--nproc-per-node 8 train.py")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert (doc["launcher"], doc["wrapper"], doc["nproc_per_node"], doc["script"]) == (
+        "torchrun", "srun", 8, "train.py"), doc
+    assert doc["env"]["set"] == {"NCCL_DEBUG": "INFO"}, doc["env"]
+    # the same line in a script: the same plan
+    (tmp_path / "job.sh").write_text("#!/bin/bash\nnsys profile -o out --trace=cuda,nvtx torchrun --nnodes 2 "
+                                     "--nproc-per-node 8 --rdzv-endpoint gpu1:29500 --rdzv-backend c10d train.py\n")
+    rc, out, err = gpudoctor_cli("plan", "--json", "job.sh")
+    assert rc == 0, err
+    la = json.loads(out)["launches"][0]
+    assert (la["plan"]["launcher"], la["plan"]["world_size"]) == ("torchrun", {"min": 16, "max": 16}), la
+    # nsys that starts no application is still no launcher: one line, exit 2
+    rc, out, err = gpudoctor_cli("plan", "--launch", "nsys stats report.nsys-rep")
+    assert rc == 2 and out == "" and len(err.splitlines()) == 1 and "not a launcher" in err, err

@@ -117,6 +117,44 @@ def _is_launcher(argv):
     return False
 
 
+def _peel(argv, env, plan):
+    """The launcher under NAME=VALUE words and the wrappers a launch script's line is read through (script.WRAPPERS:
+    env, nice, numactl, taskset, timeout, nsys profile|launch, ...), as bash and each wrapper run it. (userwalk28)
+    `--launch "nsys profile -o out torchrun ..."` and `srun ... env FOO=1 torchrun ...` were refused ('not a
+    launcher gpudoctor reads: nsys', '... env'), though `plan SCRIPT` reads the same line in a script."""
+    from gpudoctor.launch.script import WRAPPERS, _nsys_app
+
+    name = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+    while argv:
+        while argv and name.match(argv[0]):  # NAME=VALUE LAUNCHER ...
+            k, _, v = argv.pop(0).partition("=")
+            env[k] = v
+            plan.env_set[k] = redact(k, v)
+        wrapper = os.path.basename(argv[0]) if argv else None
+        if wrapper not in WRAPPERS:
+            return argv
+        rest = argv[1:]
+        if wrapper == "nsys":
+            app = _nsys_app(rest)
+            if app is None:  # nsys stats/export/...: no application started
+                return argv
+            plan.note("nsys runs the command after its options under the profiler: planned as that command")
+            argv = app
+            continue
+        takes, operands = WRAPPERS[wrapper]
+        if wrapper == "taskset" and rest[:1] and rest[0] in ("-p", "--pid"):
+            return argv  # taskset -p PID: no command started
+        while rest and rest[0].startswith("-") and rest[0] != "-":
+            if rest[0] == "--":
+                rest = rest[1:]
+                break
+            if rest[0] in takes and len(rest) > 1:
+                rest = rest[1:]  # an option that takes the next word
+            rest = rest[1:]
+        argv = rest[operands:] if wrapper != "env" else rest  # timeout's DURATION, taskset's MASK, chrt's PRIORITY
+    return argv
+
+
 def parse_launch(line, plan=None, environ=None, given=True):
     """One launch command line in shell syntax, as the user would type it. ``given``: it came in
     --launch (its messages name the flag); False: typed after the command's options (`gpudoctor
@@ -128,20 +166,12 @@ def parse_launch(line, plan=None, environ=None, given=True):
     argv = _split(line, given)
     plan.add_config_values(argv)  # (a note that names one of the line's words shows it as one word, 83.)
     flag = "--launch " if given else ""
-    while argv and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):  # NAME=VALUE LAUNCHER ...
-        k, _, v = argv.pop(0).partition("=")
-        env[k] = v
-        plan.env_set[k] = redact(k, v)
-    if argv and os.path.basename(argv[0]) in ("env",):
-        argv.pop(0)
-        while argv and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[0]):
-            k, _, v = argv.pop(0).partition("=")
-            env[k] = v
-            plan.env_set[k] = redact(k, v)
+    argv = _peel(argv, env, plan)
     srun_opts = None
     if argv and os.path.basename(argv[0]) == "srun":
         rest = _strip_srun(argv[1:], plan)
         srun_opts, argv = argv[1:len(argv) - len(rest)], rest
+        argv = _peel(argv, env, plan)
         if argv and not _is_launcher(argv):
             from gpudoctor.launch import srun
 
