@@ -121,13 +121,16 @@ def site_named(hits):
     return False
 
 
-def _tier(scan, e, m):
+def _tier(scan, e, m, told=frozenset()):
     """The root order's tier (analyze): 0 an entry that names a specific cause; 1 a family entry (generic) whose match
     is a site that names its message's meaning and fix (site_named), or one of whose causes has its evidence in the
-    text (the DataLoader worker's entry with its collate cause told by a collate_fn frame); 2 any other family entry."""
+    text (the DataLoader worker's entry with its collate cause told by a collate_fn frame), or one that matched a line
+    which is such evidence (``told``: pip's wrapper entry tells its 'missing header' cause by the compiler's 'fatal
+    error: Python.h' line, and the entry of that line is the cause itself, not below its wrapper); 2 any other."""
     if not e.get("generic"):
         return 0
-    named = site_named(m["hits"]) or any(scan.evidence.get((e["id"], ci)) for ci in range(len(e["causes"])))
+    named = (site_named(m["hits"]) or any(scan.evidence.get((e["id"], ci)) for ci in range(len(e["causes"])))
+             or any(h.line in told for h in m["hits"]))
     return 1 if named else 2
 
 
@@ -344,7 +347,8 @@ def analyze(scan, kb, assume_error=False):
     # ('Caught AssertionError in DataLoader worker process 0', the DataLoader's wrapper with none of its causes told,
     # below multiprocessing's 'daemonic processes are not allowed to have children'), never an entry that names a
     # specific cause
-    order = sorted(causes, key=lambda eid: (eid in echoes, _tier(scan, kb.by_id[eid], matched[eid]),
+    told = frozenset(h.line for (eid, _ci), hits in scan.evidence.items() if eid in causes for h in hits or ())
+    order = sorted(causes, key=lambda eid: (eid in echoes, _tier(scan, kb.by_id[eid], matched[eid], told),
                                              -matched[eid]["score"], matched[eid]["first"]))
     from gpudoctor.explain import rootguard as _guard
 
