@@ -99,41 +99,6 @@ _C10_WARN = re.compile(r"\[W(?:\d{4} | )|(?:^|[\s:\]])W\d{4} \d\d:\d\d", re.A)
 CONFIG_RECORD_LINES = 8  # lines of a parser's message under a logged record (PyYAML's context / problem / marks)
 
 
-# a site's own level that is no failure (the generators record it: warning(), info(), a help topic that is a warning)
-_QUIET_SITE_LEVELS = frozenset(("warning", "warn", "info", "debug", "verbose", "note", "reason"))
-
-
-def site_named(hits):
-    """(spec28) Whether one of an entry's hits is a generated message site with a meaning and fix of its own
-    (its generator's per-message table), matched at error level on a line its words are more than a generic phrase
-    of: not a site whose own level is a warning or INFO, not a site of three plain words or fewer (knowledge.plain_words:
-    'Allocation failed' is any program's), not a line marked INFO / WARN. Such a hit names what the message means, not
-    only its family: its family entry goes before the family entries that matched less (_tier)."""
-    from gpudoctor.explain.knowledge import plain_words
-
-    for h in hits:
-        site = getattr(h.pattern, "site", None) if h.pattern is not None else None
-        if not site or not site.get("fix") or h.severity is not None:
-            continue
-        if str(site.get("level") or "").lower() in _QUIET_SITE_LEVELS or plain_words(site.get("text")):
-            continue
-        return True
-    return False
-
-
-def _tier(scan, e, m, told=frozenset()):
-    """The root order's tier (analyze): 0 an entry that names a specific cause; 1 a family entry (generic) whose match
-    is a site that names its message's meaning and fix (site_named), or one of whose causes has its evidence in the
-    text (the DataLoader worker's entry with its collate cause told by a collate_fn frame), or one that matched a line
-    which is such evidence (``told``: pip's wrapper entry tells its 'missing header' cause by the compiler's 'fatal
-    error: Python.h' line, and the entry of that line is the cause itself, not below its wrapper); 2 any other."""
-    if not e.get("generic"):
-        return 0
-    named = (site_named(m["hits"]) or any(scan.evidence.get((e["id"], ci)) for ci in range(len(e["causes"])))
-             or any(h.line in told for h in m["hits"]))
-    return 1 if named else 2
-
-
 def _later_error_lines(matched, kb):
     """{entry id: lines at error level (no INFO / WARN marker) that OTHER entries of kind error, not of the cascade
     family, matched}: what
@@ -341,14 +306,7 @@ def analyze(scan, kb, assume_error=False):
     echoes = {eid for eid in causes if kb.by_id[eid]["kind"] == "echo" or (
         kb.by_id[eid].get("echo_without_evidence") and
         not any(scan.evidence.get((eid, ci)) for ci in range(len(kb.by_id[eid]["causes"]))))}
-    # (spec28) Among family entries, one that matched a generated message site with a meaning and fix of its own, at
-    # the site's own failure level (site_named), names that message's cause, and so does one whose cause has its
-    # evidence in the text: it outranks a family entry that matched only a generic phrase or a site without a fix
-    # ('Caught AssertionError in DataLoader worker process 0', the DataLoader's wrapper with none of its causes told,
-    # below multiprocessing's 'daemonic processes are not allowed to have children'), never an entry that names a
-    # specific cause
-    told = frozenset(h.line for (eid, _ci), hits in scan.evidence.items() if eid in causes for h in hits or ())
-    order = sorted(causes, key=lambda eid: (eid in echoes, _tier(scan, kb.by_id[eid], matched[eid], told),
+    order = sorted(causes, key=lambda eid: (eid in echoes, bool(kb.by_id[eid].get("generic")),
                                              -matched[eid]["score"], matched[eid]["first"]))
     from gpudoctor.explain import rootguard as _guard
 
