@@ -3482,9 +3482,19 @@ _SBATCH_VALUE = {"--nodes", "--ntasks", "--ntasks-per-node", "--gres", "--gpus",
                  "--dependency", "--reservation", "--mail-type", "--mail-user", "--signal", "--begin"}
 
 
+class WrapLine(str):
+    """An `sbatch [options] --wrap CMD` line given to plan/check as the launch line: the text of a one-line script,
+    read by read_script as the script it would be in a file (its name: what the reports show as the script)."""
+
+    def __new__(cls, line):
+        self = str.__new__(cls, "(the launch line)")
+        self.line = line
+        return self
+
+
 def read_script(path, args=(), environ=None, sbatch_options=()):
     """The launch lines of the script at `path`, each planned (never executed)."""
-    data = read_input(path, "script", limit=MAX_SCRIPT)
+    data = path.line.encode() if isinstance(path, WrapLine) else read_input(path, "script", limit=MAX_SCRIPT)
     if b"\x00" in data:
         raise InputError("%s is not a shell script (it holds NUL bytes)" % path)
     text = data.decode("utf-8", "replace")
@@ -4179,6 +4189,13 @@ def script_command(argv):
     if not argv:
         return None
     prog = os.path.basename(argv[0])
+    if prog == "sbatch" and _sbatch_wrap(list(argv)) is not None:
+        # `plan --launch "sbatch -N 2 --wrap 'srun torchrun ...'"` (review28): the command string is the batch
+        # script (sbatch(1) --wrap); it was taken for a script path ("cannot read script 'srun torchrun ...'") or,
+        # as --wrap=CMD, refused as no launcher. Read as a one-line script, as plan SCRIPT reads that line (66fb95a5)
+        import shlex
+
+        return WrapLine(shlex.join(argv)), [], []
     if prog in ("bash", "sh", "dash", "zsh", "sbatch"):
         i = 1
         while i < len(argv) and argv[i].startswith("-"):
