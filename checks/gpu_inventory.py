@@ -5,6 +5,7 @@ was built for, bf16 where the job wants it, and persistence mode on."""
 import re
 
 from gpudoctor import data
+from gpudoctor.fixline import bounded
 from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd, sh, Literal
 
 from ._gpu import arch_covers, cc_tuple, gpu_list, sm, torch_info, visible_gpus
@@ -104,8 +105,8 @@ def _evidence(facts, config):
         # NVML counts every GPU of the node; a CUDA process under CUDA_VISIBLE_DEVICES sees its subset
         # (seen on a real 2x H100: "2 x H100" passed under CUDA_VISIBLE_DEVICES=0, where torchrun's rank 1
         # died "invalid device ordinal")
-        parts.append("CUDA_VISIBLE_DEVICES=%s shows %d of them to CUDA" % (cvd[:40] if cvd.isprintable() else
-                                                                        ascii(cvd)[:40], shown or 0))
+        # (bounded: a cut value is not the one the report's guard looks for, docs/security.md 90.)
+        parts.append("CUDA_VISIBLE_DEVICES=%s shows %d of them to CUDA" % (bounded(cvd, 40), shown or 0))
     elif "CUDA_VISIBLE_DEVICES" in (((facts.get("env") or {}).get("hashed") or {})
                                     if isinstance(facts.get("env"), dict) else {}):
         parts.append("CUDA_VISIBLE_DEVICES is set (its value kept as a hash): CUDA may see fewer")

@@ -6,7 +6,7 @@ import re
 
 from gpudoctor.drift import MISSING, describe, group
 from gpudoctor.nodes import fold
-from gpudoctor.fixline import home_path
+from gpudoctor.fixline import bounded, home_path
 from gpudoctor.registry import NA, Finding, Pass, Skip, check, cmd, Literal
 from gpudoctor.versions import vtuple
 
@@ -39,7 +39,7 @@ def _text(v):
     """A version as text; anything else a node sent is shown, bounded, and compared as text."""
     if v is None or isinstance(v, str):
         return v
-    return repr(v)[:80]
+    return bounded(v, 80)  # (docs/security.md 90.: a cut repr is not the value the report's guard looks for)
 
 
 def _torch_cuda(f):
@@ -202,7 +202,7 @@ def env_parity(nodes, config):
             env = f["env"]
             v = _table(env, "values").get(name, _table(env, "hashed").get(name))
             if v is not None and not isinstance(v, str):  # untrusted node output: compare what it sent, as text
-                v = repr(v)[:200]
+                v = bounded(v, 200)
             values[h] = "(unset)" if v is None else (v if shown else "value#" + v.split(":")[-1][:8])
         groups = group(values)
         if _identity(name, groups, values):

@@ -5,7 +5,7 @@ takes jobs. LBNL NHC's configurations check the same (check_fs_mount_rw -f /tmp,
 https://github.com/mej/nhc). Walked on a 4-node Slurm (slurm27): a node whose /tmp was read-only passed every check
 and its prolog, and stayed in service."""
 
-from gpudoctor.fixline import Literal, cmd
+from gpudoctor.fixline import Literal, bounded, cmd
 from gpudoctor.registry import Finding, Pass, Skip, check
 from gpudoctor.util import human_bytes
 
@@ -34,7 +34,7 @@ def tmp_writable(facts, config):
     on = " (%s on %s)" % (t.get("fstype"), t.get("mountpoint")) if isinstance(t.get("mountpoint"), str) else ""
     if t.get("read_only") is True:
         yield Finding.error("%s is on a read-only file system%s: nothing can write a temporary file there" % (where, on),
-                            observed="read-only%s" % (", mount options %s" % str(t.get("mount_options"))[:120]
+                            observed="read-only%s" % (", mount options %s" % bounded(t.get("mount_options"), 120)
                                                      if t.get("mount_options") else ""),
                             expected="mounted read-write", fix=cmd(FIX_RO, n=facts.get("node") if isinstance(
                                 facts.get("node"), str) and facts.get("node") else Literal("<node>")))

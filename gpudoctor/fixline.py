@@ -145,6 +145,12 @@ class Shown(object):
         for v in values:
             if hostile(v):
                 vals.add(v)
+                # (red team 2026-11-28g, docs/security.md 90.) as repr() and ascii() write it too: a check shows a
+                # list or a dict a node sent as repr() writes it ('["x\\\\'$(touch M)"]': a backslash doubled, so
+                # the value itself was not found there, and '$(...)' sat inside repr's double quotes)
+                for form in (repr(v)[1:-1], ascii(v)[1:-1]):
+                    if form != v and hostile(form):
+                        vals.add(form)
             elif isinstance(v, str) and len(v) > MAX_VALUE and _acts(v):
                 every = True
         self._every = every or len(vals) > MAX_SHOWN or sum(len(v) for v in vals) > MAX_TOTAL
@@ -186,6 +192,19 @@ class Shown(object):
 
 
 _WORD = re.compile(r"[^ ]+")
+
+
+def bounded(value, limit):
+    """A node's value as a description shows it, at most ``limit`` characters (a string as it is, anything else as
+    repr() writes it; ' ...' after a cut one): plain, as it is; else one inert_word (red team 2026-11-28g,
+    docs/security.md 90.). The report's Shown makes a node's hostile value inert where a description holds it whole;
+    a value cut at a limit is not that value, and its cut piece ran as written ('hostname "x\'$(touch M)aaa..."')."""
+    text = value if isinstance(value, str) else repr(value)
+    cut = text[:limit]
+    more = " ..." if len(text) > limit else ""
+    if any(c in ACTS for c in cut) or needs_ansi_c(cut):
+        return inert_word(cut) + more
+    return cut + more
 
 
 def shown_word(value):

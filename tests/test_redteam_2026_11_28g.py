@@ -140,3 +140,68 @@ def test_a_plain_drain_reason_still_reads_as_written():
     r = explain.explain_text(SCONTROL % "bad gpu 3 - RMA ticket 1234", None)
     n = next(c for c in r.get("context") or [] if c["id"] == "slurm.node_reason")
     assert "'bad gpu 3 - RMA ticket 1234'" in n["note"] and "nodename=sn2 state=resume" in n["fix"], n
+
+
+# 90.: a node's value that a check cut at a limit (hostname[:100], mount options[:120], CUDA_VISIBLE_DEVICES[:40]) or
+# wrote with repr() (a list or dict where a string belongs: env.parity, versions.parity, tmp's mount options) is not
+# the value the report's guard (fixline.Shown) looks for, so '$(touch M)' inside repr's double quotes, or a cut
+# piece, ran when a JUnit / exports line or clause was pasted
+
+FACTS = os.path.join(ROOT, "fixtures", "recorded", "h200x2-2026-11-28e", "facts.json")
+LONG = "x'$(touch M1)" + "a" * 120
+BSQ = ["x\\'$(touch M2)"]
+
+
+def _two_nodes(tmp_path, change):
+    import copy
+    import json
+
+    base = json.load(open(FACTS))
+    d = copy.deepcopy(base)
+    change(d)
+    folder = tmp_path / "facts"
+    folder.mkdir()
+    (folder / "n1.json").write_text(json.dumps(d))
+    d2 = copy.deepcopy(base)
+    d2["node"] = d2["host"]["hostname"] = "n2"
+    (folder / "n2.json").write_text(json.dumps(d2))
+    return str(folder)
+
+
+CHANGES = {
+    "hostname_long": lambda d: d["host"].__setitem__("hostname", LONG),
+    "hostname_backslash": lambda d: d["host"].__setitem__("hostname", "x\\'$(touch M3)"),
+    "mount_options_long": lambda d: d["tmp"].update(read_only=True, mount_options="x;touch M4;#" + "a" * 120),
+    "mount_options_list": lambda d: d["tmp"].update(read_only=True, mount_options=BSQ),
+    "env_list": lambda d: d["env"]["values"].__setitem__("NCCL_DEBUG", BSQ),
+    "package_dict": lambda d: d["python"]["packages"].__setitem__("numpy", {"k": "x\\'$(touch M5)"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHANGES))
+def test_a_cut_or_repr_written_node_value_runs_nothing_when_pasted(tmp_path, name):
+    folder = _two_nodes(tmp_path, CHANGES[name])
+    lines = []
+    for fmt in ([], ["--format", "junit"], ["--exports"]):
+        rc, out, err = _gd(["check", "--facts", folder] + fmt, tmp_path)
+        assert rc in (0, 1), err
+        lines += out.splitlines()
+    assert _pasted_lines(lines, tmp_path) == []
+
+
+def test_bounded_keeps_plain_values_and_makes_the_rest_inert():
+    from gpudoctor.fixline import bounded
+
+    assert bounded("rw,relatime", 120) == "rw,relatime"
+    assert bounded("a" * 50, 40) == "a" * 40 + " ..."
+    assert bounded([1, 2], 80) == "[1, 2]"
+    got = bounded(BSQ, 80)
+    assert got.startswith("$'") and "$(" not in got and "'" not in got[2:-1]
+    out = subprocess.run([shutil.which("bash"), "-c", "printf %s " + got], capture_output=True, text=True).stdout
+    assert out == repr(BSQ)
+
+
+def test_a_plain_bad_hostname_still_reads_as_repr_quotes_it(tmp_path):
+    folder = _two_nodes(tmp_path, lambda d: d["host"].__setitem__("hostname", "gpu_01,x"))
+    rc, out, err = _gd(["check", "--facts", folder, "--select", "host.name"], tmp_path)
+    assert rc == 1 and "hostname 'gpu_01,x' is not a host name" in out, out
