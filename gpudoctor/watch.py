@@ -483,20 +483,25 @@ def _sample_fracs(w):
     return out
 
 
-def _steady(w, hot, cold):
-    """The hot GPUs out-draw the others sample by sample, not only on average."""
-    fr = _sample_fracs(w)
-    rows = [fr.get(g["index"]) or [] for g in hot + cold]
+def _most_samples(series, first, second, holds):
+    """``holds(first's values, second's values)`` in SAMPLE_SHARE of the samples where every GPU of both has one
+    (series: {GPU index: [value per sample]}; first, second: GPU rows)."""
+    rows = [series.get(g["index"]) or [] for g in first + second]
     n = min(len(r) for r in rows) if rows else 0
     ok = total = 0
     for i in range(n):
-        h = [fr[g["index"]][i] for g in hot]
-        c = [fr[g["index"]][i] for g in cold]
-        if None in h or None in c:
+        a = [series[g["index"]][i] for g in first]
+        b = [series[g["index"]][i] for g in second]
+        if None in a or None in b:
             continue
         total += 1
-        ok += min(h) - max(c) >= SAMPLE_GAP
+        ok += bool(holds(a, b))
     return total > 0 and ok >= SAMPLE_SHARE * total
+
+
+def _steady(w, hot, cold):
+    """The hot GPUs out-draw the others sample by sample, not only on average."""
+    return _most_samples(_sample_fracs(w), hot, cold, lambda h, c: min(h) - max(c) >= SAMPLE_GAP)
 
 
 def launcher_ranks(w):
@@ -649,18 +654,7 @@ def _util_samples(w):
 
 def _lags_steadily(w, waiting, lag):
     """Sample by sample (most of them), the lagging GPUs stay under LAG_UTIL while the waiting ones stay busy."""
-    us = _util_samples(w)
-    rows = [us.get(g["index"]) or [] for g in waiting + lag]
-    n = min(len(r) for r in rows) if rows else 0
-    ok = total = 0
-    for i in range(n):
-        wv = [us[g["index"]][i] for g in waiting]
-        lv = [us[g["index"]][i] for g in lag]
-        if None in wv or None in lv:
-            continue
-        total += 1
-        ok += min(wv) >= BUSY_UTIL and max(lv) < LAG_UTIL
-    return total > 0 and ok >= SAMPLE_SHARE * total
+    return _most_samples(_util_samples(w), waiting, lag, lambda wv, lv: min(wv) >= BUSY_UTIL and max(lv) < LAG_UTIL)
 
 
 def lagging_rank(w, gs):
