@@ -625,6 +625,18 @@ def annotate(report, store, registry=None, warn=None):
                 docs[fid] = doc if doc is not None else store.facts(node.host, fid)
             return docs[fid]
 
+        def kept_run(check_id, statuses=("pass",)):
+            """store.check_passed's record (its facts read once), None when none or unreadable (said)."""
+            try:
+                rec, doc = store.check_passed(node.host, check_id, idx, statuses=statuses)
+            except HistoryError as exc:
+                if warn:
+                    warn("history of %s not read: %s" % (node.host, exc))
+                return None
+            if rec is not None:
+                facts_of(rec, doc)
+            return rec
+
         try:
             good, good_doc = store.last_good(node.host)
         except HistoryError as exc:
@@ -642,14 +654,8 @@ def annotate(report, store, registry=None, warn=None):
             prev = tuple(prev) if isinstance(prev, list) and len(prev) == 2 else None
             rec, kind = (good, "last-good") if good is not None and prev and prev[0] == "pass" else (None, None)
             if rec is None:
-                try:
-                    rec, doc = store.check_passed(node.host, r.id, idx)
-                except HistoryError as exc:
-                    if warn:
-                        warn("history of %s not read: %s" % (node.host, exc))
-                    rec = None
+                rec = kept_run(r.id)
                 if rec is not None:
-                    facts_of(rec, doc)
                     kind, prev = "check", ("pass", None)
                 elif good is not None and _changed(prev, now):
                     rec, kind = good, "last-good"  # it never passed: a change of its warning or failure
@@ -658,14 +664,8 @@ def annotate(report, store, registry=None, warn=None):
                     # check never passed: it had nothing to judge (na) or could not judge (skipped) in a kept
                     # run, and fails now. NCCL_SOCKET_IFNAME=bogus0 set after a run where no NCCL_* was set
                     # failed nccl.env with no note, while `diff --since last-good` named the change
-                    try:
-                        rec, doc = store.check_passed(node.host, r.id, idx, statuses=("na", "skipped"))
-                    except HistoryError as exc:
-                        if warn:
-                            warn("history of %s not read: %s" % (node.host, exc))
-                        rec = None
+                    rec = kept_run(r.id, ("na", "skipped"))
                     if rec is not None:
-                        facts_of(rec, doc)
                         kind, prev = "check-idle", (rec["verdicts"].get(r.id), None)
             if rec is None or (kind == "last-good" and not _changed(prev, now)):
                 continue
