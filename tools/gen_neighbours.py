@@ -11,7 +11,7 @@ is one evaluator's judgement). Area names that are no entry id ('nccl', 'contain
 Sets named with --exclude are not read (a session's development held-out, whose texts and labels its builders must
 not see). The header records the sets read, the commit of bench/data they were read at, and the rule.
 
-    python tools/gen_neighbours.py --exclude 2026-11-27aq,2026-11-27ar,2026-11-27as,2026-11-27p37,2026-11-27p38,2026-11-28at,2026-11-28au,2026-11-28p39,2026-11-28p40,2026-11-28av,2026-11-28aw,2026-11-28p41,2026-11-28p42,2026-11-28ax,2026-11-28ay,2026-11-28p43,2026-11-28p44,2026-11-28p45,2026-11-28az,2026-11-28ba,2026-11-28p46,2026-11-28p47,2026-11-28p48,2026-11-28bb,2026-11-28bc,2026-11-28p49,2026-11-28p50,2026-11-28p51
+    python tools/gen_neighbours.py --exclude 2026-11-27aq,2026-11-27ar,2026-11-27as,2026-11-27p37,2026-11-27p38,2026-11-28at,2026-11-28au,2026-11-28p39,2026-11-28p40,2026-11-28av,2026-11-28aw,2026-11-28p41,2026-11-28p42,2026-11-28ax,2026-11-28ay,2026-11-28p43,2026-11-28p44,2026-11-28p45,2026-11-28az,2026-11-28ba,2026-11-28p46,2026-11-28p47,2026-11-28p48,2026-11-28bb,2026-11-28bc,2026-11-28p49,2026-11-28p50,2026-11-28p51,2026-11-28bd,2026-11-28p52,2026-11-28p53,2026-11-28p54
 """
 
 import argparse
