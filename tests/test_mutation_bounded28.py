@@ -84,3 +84,15 @@ def test_shown_leaves_a_value_repr_writes_unchanged_as_one_value():
     assert s("x 'a;b' y") == "x 'a;b' y"                # the check quoted it itself
     assert s("x a;b y") == "x 'a;b' y"
     assert s("nothing here") == "nothing here"
+
+
+def test_shown_finds_repr_form_of_a_non_ascii_value_where_ascii_writes_it_otherwise(tmp_path):
+    # repr() keeps the é and doubles the backslash; ascii() writes \xe9: only repr's form is in a list's repr
+    v = "caf\u00e9\\'$(touch MARKER)"
+    form = repr(v)[1:-1]
+    assert form != ascii(v)[1:-1] and form != v
+    text = "NCCL_DEBUG is %r on n1" % ([v],)
+    got = Shown([v])(text)
+    assert got == text.replace(form, shown_word(form))
+    word = got.split('["', 1)[1].split('"]', 1)[0]
+    assert _pasted(tmp_path, word) == (form, False)
