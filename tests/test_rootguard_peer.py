@@ -104,7 +104,8 @@ def test_the_answer_said_whole(kb):
     r = explain.explain_text(TEXT, kb)
     f, echo = r["findings"][0], r["findings"][1]
     # the same fields as any finding, and its first cause as any cause
-    assert set(f) == set(echo) and set(f["causes"][0]) == set(echo["causes"][0] if echo["causes"] else f["causes"][1])
+    # (a finding that stands on a generated message site carries its `site` too: spec28's JSON key)
+    assert set(f) - {"site"} == set(echo) - {"site"} and set(f["causes"][0]) == set(echo["causes"][0] if echo["causes"] else f["causes"][1])
     assert f["role"] == "root" and f["match_count"] == 1 and f["confidence"] == "cause"
     c = f["causes"][0]
     assert c["text"] == (
