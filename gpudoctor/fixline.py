@@ -151,6 +151,8 @@ class Shown(object):
                 for form in (repr(v)[1:-1], ascii(v)[1:-1]):
                     if form != v and hostile(form):
                         vals.add(form)
+                    elif form != v and len(form) > MAX_VALUE and _acts(form):
+                        every = True  # a form too long to look for (repr doubles each '\\', writes '\n' as two)
             elif isinstance(v, str) and len(v) > MAX_VALUE and _acts(v):
                 every = True
         self._every = every or len(vals) > MAX_SHOWN or sum(len(v) for v in vals) > MAX_TOTAL

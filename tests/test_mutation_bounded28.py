@@ -96,3 +96,18 @@ def test_shown_finds_repr_form_of_a_non_ascii_value_where_ascii_writes_it_otherw
     assert got == text.replace(form, shown_word(form))
     word = got.split('["', 1)[1].split('"]', 1)[0]
     assert _pasted(tmp_path, word) == (form, False)
+
+
+def test_shown_quotes_every_acting_word_when_a_values_repr_form_is_too_long_to_look_for(tmp_path):
+    # mutation28's find (Shown.__init__ _15 lived): a value within MAX_VALUE whose repr() form is past it (each '\n'
+    # written as two characters) was neither looked for nor made every acting word quoted: '$(touch MARKER)' stood
+    # bare inside repr's double quotes
+    from gpudoctor.fixline import MAX_VALUE
+
+    v = "x'$(touch MARKER)" + "\n" * (MAX_VALUE // 2 + 50)
+    assert len(v) <= MAX_VALUE < len(repr(v))
+    s, text = _repr_list_case(v)
+    got = s(text)
+    assert got != text
+    assert not any(_pasted(tmp_path, w)[1] for w in got.split(" "))
+    assert _pasted(tmp_path, 'x"%s"' % repr(v)[1:40])[1]  # unguarded, repr's double quotes run it
