@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Time `gpudoctor explain --json` on one long line of each trigger phrase of session 23's readers (opfix, lastresort),
-~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25|26|27]
+~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25|26|27|28]
 (--round 24: the trigger phrases of session 24's readers instead: progline, deeper, choices, outdir, oldrelease, the
 Slurm cancel / requeue entries and fp24's logging records; --round 25: session 25's jobshape, differential, red
 team 2026-11-28d's redaction and slurm.gpudoctor_drain; --round 27: session 27's readers (triggers27); --round 26: session 26's callguard (after a torch.distributed
@@ -68,11 +68,22 @@ triggers27 = [
  "srun: error: node1: task 3: Exited with exit code 1 ", "Can only be called once ",
  "DataLoader worker (pid 123) is killed by signal: Killed. ",
 ]
+# session 28's readers: famfix28's objtype (CPython's attribute / callable messages on the user's line) and hookdef (a
+# framework's "define this method"), spec28's either-spelling 'can not', red team 2026-11-28g's Xid shape cache, slurm28's
+# MUNGE lines and the node names its fix lines fill in
+triggers28 = [
+ "AttributeError: 'NoneType' object has no attribute 'num_workers' ", "TypeError: 'tuple' object is not callable ",
+ "No `test_step()` method defined to run `Trainer.test`. ",
+ "TypeError: Can't instantiate abstract class Net with abstract method forward ",
+ "Memory specification can not be satisfied ", "NVRM: Xid (PCI:0000:3b:00): 63, pid=1, Row Remapper ",
+ "Munge decode failed: Invalid credential ", "Munge decode failed: Rewound credential ",
+ "Prolog failure on node sn3 ", "Nodes sn3 not responding ", "srun: error: sn3: task 2: Exited with exit code 1 ",
+]
 PRE26 = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    dist.send(t, dst=rank)\n"
          "  File \"/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py\", line 2410, in send\n"
          "    raise ValueError(\"x\")\nValueError: ")
-if sys.argv[2:] in (["--round", "24"], ["--round", "25"], ["--round", "26"], ["--round", "27"]):
-    triggers = {"24": triggers24, "25": triggers25, "26": triggers26, "27": triggers27}[sys.argv[3]]
+if sys.argv[2:] in (["--round", "24"], ["--round", "25"], ["--round", "26"], ["--round", "27"], ["--round", "28"]):
+    triggers = {"24": triggers24, "25": triggers25, "26": triggers26, "27": triggers27, "28": triggers28}[sys.argv[3]]
 worst = (0, None)
 for t in triggers:
     for size in (40_000, 640_000):
