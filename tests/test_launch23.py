@@ -268,7 +268,7 @@ head_node_ip=$(srun --nodes=1 --ntasks=1 -w "$head_node" hostname --ip-address)
 srun  torchrun --nproc_per_node 4 --rdzv_id $RANDOM --rdzv_backend c10d --rdzv_endpoint $head_node_ip:29500 ./finetuning.py  --enable_fsdp --use_peft --peft_method lora
 '''
 SRUN_TASKS = '''#!/bin/sh
-printf '%s\\037' srun "$@" >> "$REC"; printf '\\036' >> "$REC"
+r=$(printf '%s\\037' srun "$@"); printf '%s\\036' "$r" >> "$REC"
 while [ $# -gt 0 ]; do case "$1" in --*=*|-N*|-n*) shift;; --*) shift 2;; *) break;; esac; done
 for t in 1 2; do "$@"; done
 '''

@@ -18,7 +18,7 @@ from gpudoctor.launch.script import MARK, read_script
 
 # srun: record its argv, then run what follows its options as one task (SLURM_PROCID=0)
 SRUN = """#!/bin/bash
-printf '%s\\037' srun "$@" >> "$REC"; printf '\\036' >> "$REC"
+r=$(printf '%s\\037' srun "$@"); printf '%s\\036' "$r" >> "$REC"
 while [ $# -gt 0 ]; do case "$1" in --*=*) shift;; -w|-n|-N|-p|--jobid|--nodes|--ntasks) shift 2;; -*) shift;;
 *) break;; esac; done
 [ $# -gt 0 ] && SLURM_PROCID=0 exec "$@"

@@ -164,7 +164,7 @@ sbatch --container-image=alpine --wrap "grep PRETTY /etc/os-release"
 sbatch --wrap "srun --container-image=alpine grep PRETTY /etc/os-release"
 srun --container-image=nvidia/cuda:11.6.2-base-ubuntu20.04 nvidia-smi'''
 SBATCH_WRAP = '''#!/bin/bash
-printf '%s\\037' sbatch "$@" >> "$REC"; printf '\\036' >> "$REC"
+r=$(printf '%s\\037' sbatch "$@"); printf '%s\\036' "$r" >> "$REC"
 w=; n=; for a in "$@"; do if [ -n "$n" ]; then w=$a; n=; fi; case "$a" in --wrap=*) w=${a#--wrap=};; --wrap) n=1;; esac; done
 [ -n "$w" ] && exec sh -c "$w"
 '''

@@ -18,14 +18,14 @@ STUBS = ("torchrun", "deepspeed", "accelerate", "mpirun", "python", "ipython", "
 # srun runs what follows its options once per task (SLURM_PROCID 0 and 1), as a task's own
 # process: a `bash -c` string is expanded there again, and only there
 SRUN = r'''#!/bin/bash
-printf '%s\037' srun "$@" >> "$REC"; printf '\036' >> "$REC"
+r=$(printf '%s\037' srun "$@"); printf '%s\036' "$r" >> "$REC"
 n=2
 while [ $# -gt 0 ]; do case "$1" in -n|--ntasks) n=$2; shift 2;; --ntasks=*) n=${1#*=}; shift;;
   -w|-N|--nodes) shift 2;; -*) shift;; *) break;; esac; done
 [ $# -eq 0 ] && exit 0
 for t in $(seq 0 $((n - 1))); do SLURM_PROCID=$t SLURM_NODEID=$t "$@"; done
 '''
-STUB = "#!/bin/sh\nprintf '%s\\037' \"$(basename \"$0\")\" \"$@\" >> \"$REC\"; printf '\\036' >> \"$REC\"\n"
+STUB = "#!/bin/sh\nr=$(printf '%s\\037' \"$(basename \"$0\")\" \"$@\"); printf '%s\\036' \"$r\" >> \"$REC\"\n"
 SCONTROL = "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n"
 ALLOC = {"SLURM_JOB_NODELIST": "node[1-2]", "SLURM_PROCID": "0", "SLURM_NODEID": "0"}
 

@@ -13,7 +13,9 @@ import pytest
 
 from gpudoctor.launch.script import MARK, read_script
 
-STUB = "#!/bin/sh\nprintf '%s\\037' \"$(basename \"$0\")\" \"$@\" >> \"$REC\"; printf '\\036' >> \"$REC\"\n"
+# one record is one write (O_APPEND): two launchers started with `&` wrote their fields and separators interleaved
+# (ci28d: two torchrun records read as one)
+STUB = "#!/bin/sh\nr=$(printf '%s\\037' \"$(basename \"$0\")\" \"$@\"); printf '%s\\036' \"$r\" >> \"$REC\"\n"
 
 
 def bash_argv(tmp_path, script, args=(), env=None):
