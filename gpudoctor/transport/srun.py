@@ -632,8 +632,13 @@ class SrunTransport(Transport):
         4-node Slurm 22.05 with sn4's clock 150 s ahead, srun aborted the whole step ("Task launch for StepId=N.0
         failed on node sn4: Job credential expired"), and check and the probe read all four nodes as failed
         (slurm28); the allocation itself stays, so this holds inside one too."""
+        # a node whose task srun killed in that abort before it wrote a line ("srun: error: sn1: task 0: Killed":
+        # 'srun ran no task there') is the same case when another node's task could not start (one clean-clone CI
+        # of two saw sn1 so, the other _ENDED_BY_OTHER)
+        refused = any((n.error or "").startswith(_LAUNCH_REFUSED) for n in done.values() if n is not None)
         again = [h for h in live if done.get(h.name) is not None and done[h.name].error_kind == "slurm"
-                 and (done[h.name].error or "").startswith(_ENDED_BY_OTHER)]
+                 and ((done[h.name].error or "").startswith(_ENDED_BY_OTHER)
+                      or refused and (done[h.name].error or "").startswith(_RAN_NONE))]
         left = self.timeout - (time.time() - t0)
         if not again or len(again) == len(live) or left < 1.0:
             return
@@ -1053,7 +1058,7 @@ class SrunTransport(Transport):
                                 error_kind="slurmd")
             if node is None:
                 node = Node(
-                    host=h, error="srun ran no task there: %s" % _last(srun_lines, proc.returncode), error_kind="slurm")
+                    host=h, error=_RAN_NONE + _last(srun_lines, proc.returncode), error_kind="slurm")
             out.append(node)
         return out
 
@@ -1218,7 +1223,7 @@ class SrunTransport(Transport):
                     continue
                 from gpudoctor.slurm import credential_hint
 
-                out[h] = Node(host=h, error="srun could not start the task: %s%s" % (
+                out[h] = Node(host=h, error=_LAUNCH_REFUSED + "%s%s" % (
                     launch[h][:300], credential_hint(launch[h])), error_kind="slurm")
                 continue
             if t is None:
@@ -1463,6 +1468,8 @@ def _exit_code(text):
 
 
 _ENDED_BY_OTHER = "Slurm ended the step when the task could not start on "
+_LAUNCH_REFUSED = "srun could not start the task: "
+_RAN_NONE = "srun ran no task there: "
 
 
 def _last(lines, rc):
