@@ -446,9 +446,11 @@ def _says_it(q, causes):
     # cannot be saved for backward. To work around you can make a clone ...)') repeats the clause without saying to
     # do it: its fix lines alone count ('change the argument ... the message names' left the remedy unsaid). A text
     # that quotes the clause as what to do (excmeaning's 'The message says what to do: “...”') has said it
-    said = " ".join(" ".join([t for t in [c.get("text") or ""] if flat not in " ".join(t.lower().split())
-                              or "\u201c" + flat in " ".join(t.lower().split())] +
-                             list(c.get("fix") or []) +
+    def text_says(c):
+        text = " ".join((c.get("text") or "").lower().split())
+        return [text] if flat not in text or "\u201c" + flat in text else []
+
+    said = " ".join(" ".join(text_says(c) + list(c.get("fix") or []) +
                              ["%s=%s" % kv for kv in (c.get("exports") or {}).items()]) for c in causes).lower()
     if not said:
         return False
