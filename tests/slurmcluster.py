@@ -302,7 +302,26 @@ class MultiSlurm(object):
             self.run("scontrol", "reconfigure")
         if started:
             self.wait_registered(started)
+        self.cancel_leftover_jobs()
         self.wait_idle(timeout=30)
+
+    def cancel_leftover_jobs(self, timeout=30):
+        """No job of an earlier test left in the queue. A job still pending or running there (a
+        salloc killed at its test's timeout, a batch job not waited for) kept the next test's
+        heterogeneous `salloc -N1 : -N2` "queued and waiting for resources" past its 90 s in a
+        clean-clone CI while every node read IDLE: the backfill scheduler, the only one that
+        starts a heterogeneous job (https://slurm.schedmd.com/heterogeneous_jobs.html,
+        "Limitations"), does not start a lower-priority job where it would delay a
+        higher-priority pending one (https://slurm.schedmd.com/sched_config.html). Cancel them
+        and wait until squeue lists none."""
+        t0 = time.time()
+        while True:
+            jobs = self.run("squeue", "-h", "-o", "%A", timeout=10).stdout.split()
+            if not jobs:
+                return
+            self.run("scancel", *jobs, timeout=10)
+            assert time.time() - t0 < timeout, "jobs %s still queued %ss after scancel" % (jobs, timeout)
+            time.sleep(0.05)
 
     def wait_registered(self, names, timeout=30):
         """Until slurmctld has heard from the new slurmd of each node: its SlurmdStartTime

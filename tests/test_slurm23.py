@@ -27,8 +27,15 @@ def nodes_of(stdout):
 def inside(ms, alloc, shell, env=None, timeout=90):
     """``salloc ALLOC sh -c SHELL`` (GD: this gpudoctor's command line, quoted)."""
     gd = " ".join("'%s'" % w for w in GD)
-    return ms.run(*(["salloc"] + list(alloc) + ["-t", "3", "sh", "-c", shell.replace("GD", gd)]),
-                  env=env, timeout=timeout, cwd=ms.cwd)
+    try:
+        return ms.run(*(["salloc"] + list(alloc) + ["-t", "3", "sh", "-c", shell.replace("GD", gd)]),
+                      env=env, timeout=timeout, cwd=ms.cwd)
+    except subprocess.TimeoutExpired as e:
+        # ci28f: a heterogeneous salloc stayed "queued and waiting for resources" for 90 s once;
+        # say what the queue, the nodes and slurmctld said then, so a recurrence can be read
+        raise AssertionError("salloc %s timed out: %s\nsqueue: %s\nnodes: %s\nslurmctld: %s" % (
+            alloc, e.stderr, ms.run("squeue", "-h", "-o", "%A %T %r %N").stdout, ms.states(),
+            "\n".join(ms.log_tail(40)))) from None
 
 
 def test_a_heterogeneous_job_is_checked_on_every_component(ms):
