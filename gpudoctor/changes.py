@@ -256,7 +256,9 @@ def _fold_hashed(changes):
     hashed = [c for c in changes if c.path.startswith("env.hashed")]
     if len(hashed) <= HASHED_FOLD:
         return changes
-    names = sorted(_env_name(c.path) or c.label for c in hashed)
+    # each name as Change.text shows a label: the node's (or the job's) variable names are anyone's text
+    # (docs/security.md 91.: `A;touch M;#` stood bare in the folded line)
+    names = [_word(n) for n in sorted(_env_name(c.path) or c.label for c in hashed)]
     gone = sum(1 for c in hashed if c.after is ABSENT)
     new = sum(1 for c in hashed if c.before is ABSENT)
     what = ", ".join("%d %s" % (n, w) for n, w in ((gone, "unset"), (new, "set"), (len(hashed) - gone - new,

@@ -1,0 +1,71 @@
+"""Red team 2026-11-28h (docs/security.md 91.+): hostile inputs against gpudoctor as a user or a node hands them in.
+Each test failed before its fix (checked on the start commit c888ab6); the controls pass on both."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+
+def _run(argv, cwd, timeout=120, env=None, stdin=None):
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE,
+                         cwd=str(cwd), env=env)
+    try:
+        out, err = p.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        pytest.fail("%s still ran after %d s" % (" ".join(argv), timeout))
+    return p.returncode, out.decode("utf-8", "surrogateescape"), err.decode("utf-8", "surrogateescape")
+
+
+def _gd(args, cwd, timeout=120, env=None, stdin=None):
+    env = dict(env or os.environ, PYTHONPATH=ROOT)
+    return _run([sys.executable, "-P", "-m", "gpudoctor"] + list(args), cwd, timeout=timeout, env=env, stdin=stdin)
+
+
+def _pasted_lines(lines, tmp_path):
+    """Each line and each clause after ': ', '; ', ', ', ' (' or two blanks outside a quoted word, pasted alone into
+    a restricted bash whose PATH holds only touch: what it created."""
+    from gpudoctor.fixline import keep_quoted
+
+    box = tmp_path / "box"
+    (box / "bin").mkdir(parents=True, exist_ok=True)
+    (box / "w").mkdir(exist_ok=True)
+    if not (box / "bin" / "touch").exists():
+        os.symlink(shutil.which("touch"), str(box / "bin" / "touch"))
+    todo = []
+    for x in lines:
+        todo += [x[m.end():] for m in re.finditer(r"^|: |; |, | \(|  +", keep_quoted(x))]
+    for line in todo:
+        subprocess.run([shutil.which("bash"), "--norc", "--noprofile", "-r", "-c", line], cwd=str(box / "w"),
+                       timeout=30, env={"PATH": str(box / "bin"), "HOME": str(box / "w"), "LC_ALL": "C"},
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return sorted(os.listdir(str(box / "w")))
+
+
+# 91.: diff (and check --history's note) folds more than five changed variables kept only as hashes into one line
+# that names them; the names are the node's (or the job's environment's) text and stood bare there: a clause
+# 'A2;touch M2;#' of that line ran touch when pasted.
+
+HOSTILE_NAMES = ("A1$(touch M1)", "A2;touch M2;#", "A3`touch M3`", "A5$(touch${IFS}M5)", "A6", "A7")
+
+
+def test_a_folded_line_of_hashed_variables_shows_each_name_inert(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir(mode=0o700)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("A")}
+    rc, out, err = _gd(["check", "--local", "--fast", "--history", "--state-dir", str(state)], tmp_path, env=env)
+    assert rc in (0, 1), err
+    env.update({n: "value%d" % i for i, n in enumerate(HOSTILE_NAMES)})
+    rc, out, err = _gd(["diff", "--since", "last-good", "--state-dir", str(state), "--fast"], tmp_path, env=env)
+    assert rc in (0, 1), err
+    folded = [x for x in out.splitlines() if "other environment variables differ" in x]
+    assert folded and "A6" in folded[0], out
+    assert _pasted_lines(folded, tmp_path) == []
