@@ -69,3 +69,58 @@ def test_a_folded_line_of_hashed_variables_shows_each_name_inert(tmp_path):
     folded = [x for x in out.splitlines() if "other environment variables differ" in x]
     assert folded and "A6" in folded[0], out
     assert _pasted_lines(folded, tmp_path) == []
+
+
+# 92.: a password a registry client reads on its stdin (`echo X | docker login -u U --password-stdin`, the form
+# docker's own documentation gives, or a here-string) was quoted in clear by explain (a settings line of the log) and
+# kept in the facts where a `--python` wrapper's `set -x` traced the pipeline ('+ echo X' on a line of its own beside
+# '+ docker login ... --password-stdin').
+
+PW = "Zq81hunter2xyz"
+
+
+@pytest.mark.parametrize("line", [
+    "export NCCL_SOCKET_IFNAME=eth9 REGPW=x; echo %s | docker login -u bob --password-stdin nvcr.io" % PW,
+    "export NCCL_SOCKET_IFNAME=eth9; printf '%%s\\n' \"%s\" | podman login -u bob --password-stdin quay.io" % PW,
+    "export NCCL_SOCKET_IFNAME=eth9; docker login -u bob --password-stdin nvcr.io <<< %s" % PW,
+])
+def test_explain_quotes_no_password_piped_into_password_stdin(tmp_path, line):
+    log = tmp_path / "job.log"
+    log.write_text(line + "\nNCCL WARN Bootstrap : no socket interface found\n")
+    for fmt in ([], ["--json"]):
+        rc, out, err = _gd(["explain", str(log)] + fmt, tmp_path)
+        assert rc == 0, err
+        assert "--password-stdin" in out  # the line is quoted
+        assert PW not in out and "REDACTED" in out
+
+
+def test_redaction_keeps_a_placeholder_and_an_ordinary_echo():
+    from gpudoctor.explain.redact import redact
+    from gpudoctor.collector.python_env import _no_values
+
+    for text in ('echo "$CI_REGISTRY_PASSWORD" | docker login -u bob --password-stdin', "echo hello world | tee x",
+                 "aws ecr get-login-password | docker login --password-stdin r.io", "+ echo hi\n+ python3 t.py"):
+        assert redact(text) == text
+        assert _no_values(text) == text
+
+
+def test_a_traced_echo_beside_password_stdin_is_redacted():
+    from gpudoctor.explain.redact import redact
+
+    assert redact("+ echo %s\n+ docker login -u b --password-stdin r" % PW) == \
+        "+ echo REDACTED\n+ docker login -u b --password-stdin r"
+
+
+def test_a_traced_echo_into_password_stdin_leaves_no_password_in_the_facts(tmp_path):
+    secret = tmp_path / "regpass"
+    secret.write_text(PW + "\n")
+    wrapper = tmp_path / "wrap.sh"
+    wrapper.write_text("#!/bin/bash\nset -x\necho \"$(cat %s)\" | true login -u bob --password-stdin nvcr.io\nexit 3\n"
+                       % secret)
+    wrapper.chmod(0o755)
+    out_file = tmp_path / "f.json"
+    rc, out, err = _gd(["facts", "--local", "--python", str(wrapper), "-o", str(out_file)], tmp_path)
+    assert rc == 0, err
+    text = out_file.read_text()
+    assert "--password-stdin" in text  # the trace is kept
+    assert PW not in text

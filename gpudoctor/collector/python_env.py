@@ -583,6 +583,20 @@ _BARE_PAIR = Pattern(r"(?<![\w.$-])([A-Z][A-Z0-9_]{2,80})([ \t]{1,8}(?:\x1b\[[0-
                      r"(?:\x1b\[[0-9;]{0,20}m)?(?![^\s'\"`,;)\]}])")
 _WANDB_KEY = Pattern(r"(?<![\w.-])(wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z-]{0,30}(?:=[^\s]{1,200})?){0,8}"
                      r"[ \t]{1,4}['\"]?)[A-Za-z0-9_-]{20,200}(?![^\s'\"])")
+# the password `echo` / `printf` writes into a pipe that ends in `--password-stdin` (docker login and the other
+# registry clients, https://docs.docker.com/reference/cli/docker/login/#password-stdin), or a here-string's; a `set -x`
+# trace writes a pipeline's commands on lines of their own, so a traced echo or printf on the line before or after one
+# that reads --password-stdin writes it too (explain/redact.py _STDIN_SECRETS reads the same; docs/security.md 92.)
+_ECHOED = r"""((?:echo|printf)(?:[ \t]{1,4}(?:-[neE]{1,3}|'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]{1,4}['"]?)(?![$.])""" \
+          r"""[^\s'"`\\;|&]{1,256}"""
+_STDIN_LINE = r"[^\n]{0,300}?[ \t]--password-stdin(?![\w-])"
+_STDIN_PW = (
+    Pattern(r"(?<![\w./-])" + _ECHOED + r"""(?=['"]?[ \t]{0,4}\|[^\n;&|]{0,300}?[ \t]--password-stdin(?![\w-]))"""),
+    Pattern(r"""(--password-stdin(?![\w-])[^\n;&|]{0,300}?<<<[ \t]{0,4}['"]?)(?![$.])[^\s'"`\\;|&]{1,256}"""),
+    Pattern(r"((?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED[1:] + r"""(?=['"]?[ \t]{0,4}\n[ \t]{0,8}\+{1,8}[ \t]"""
+            + _STDIN_LINE + ")"),
+    Pattern(r"((?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _STDIN_LINE + r"[^\n]{0,300}\n[ \t]{0,8}\+{1,8}[ \t]"
+            + _ECHOED[1:]))
 _SHORT_PW = Pattern(r"(?<=\s)(-p)([ \t]{0,4})(?!-)([^\s'\"]{1,512})")
 _CURL_USER = Pattern(r"(?<=\s)(-u|--user|--proxy-user|-U)([ \t]{1,4}|=)([^\s:'\"]{0,128}:)([^\s'\"]{1,512})")
 
@@ -693,6 +707,9 @@ def _no_values(text, env=None, seen=None):
                            _SHORT_PW.sub(lambda p: p.group(0) if p.group(3).startswith("...") else
                                          p.group(1) + p.group(2) + "...", m.group(0)), text)
     text = _WANDB_KEY.sub(r"\1...", text)
+    if "--password-stdin" in text:
+        for rx in _STDIN_PW:
+            text = rx.sub(r"\1...", text)
     text = _BARE_PAIR.sub(lambda m: m.group(1) + m.group(2) + "..." if _cred_name(m.group(1)) else m.group(0), text)
     # (the shapes last: 'hf_token: X' cut as a shape first lost the name its value is cut by)
     return re.sub(r"(?<![A-Za-z0-9_])(?:hf_|gh[opusr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA|AIza)[A-Za-z0-9_-]{4,}",

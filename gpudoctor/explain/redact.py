@@ -138,6 +138,20 @@ _CMD_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
 _BARE_PAIR = re.compile(r"(?<![\w.$-])(?P<name>[A-Z][A-Z0-9_]{2,80})(?P<op>[ \t]{1,8}(?:\x1b\[[0-9;]{0,20}m)?)"
                         r"(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])"
                         r"(?=[A-Za-z0-9/+=_.-]{6,512}(?:\x1b\[[0-9;]{0,20}m)?(?![^\s'\"`,;)\]}]))")
+# a password a command reads on its stdin (`docker login --password-stdin`, podman, helm registry, oras, skopeo,
+# nerdctl alike: https://docs.docker.com/reference/cli/docker/login/#password-stdin): the word `echo` or `printf`
+# writes into the pipe, or a here-string's, is the password; and a `set -x` trace writes a pipeline's commands on
+# lines of their own ('+ echo X' beside '+ docker login -u U --password-stdin'), so a traced echo or printf on the
+# line before or after one that reads --password-stdin is one too (red team 2026-11-28h, docs/security.md 92.)
+_ECHOED = r"""(?:echo|printf)(?:[ \t]{1,4}(?:-[neE]{1,3}|'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]{1,4}['"]?""" + _OPVAL
+_STDIN_LINE = r"[^\n]{0,300}?[ \t]--password-stdin(?![\w-])"
+_STDIN_SECRETS = (
+    re.compile(r"(?<![\w./-])" + _ECHOED + r"""['"]?[ \t]{0,4}\|[^\n;&|]{0,300}?[ \t]--password-stdin(?![\w-])"""),
+    re.compile(r"""--password-stdin(?![\w-])[^\n;&|]{0,300}?<<<[ \t]{0,4}['"]?""" + _OPVAL),
+    re.compile(r"(?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED + r"""['"]?[ \t]{0,4}(?=\n[ \t]{0,8}\+{1,8}[ \t]"""
+               + _STDIN_LINE + ")"),
+    re.compile(r"(?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _STDIN_LINE + r"[^\n]{0,300}\n[ \t]{0,8}\+{1,8}[ \t]"
+               + _ECHOED))
 _CMD_NEEDLES = ("mysql", "mariadb", "sshpass", "login", "curl")
 
 
@@ -275,6 +289,9 @@ def _redact(text):
         head = _PEM.sub(lambda m: m.group(1) + " " + MARK, head)
     if any(n in low for n in _CMD_NEEDLES):
         for rx in _CMD_SECRETS:
+            head = rx.sub(_cmd_secret, head)
+    if "password-stdin" in low:
+        for rx in _STDIN_SECRETS:
             head = rx.sub(_cmd_secret, head)
     return head + (_SHAPES.sub(MARK, tail) if tail else "")
 
