@@ -326,10 +326,29 @@ def controller_clock_offset(run=None, clock=None):
     if not m:
         return None
     try:
-        ctld = time.mktime(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S"))  # local time, as scontrol printed it
+        fields = time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S")  # local time, as scontrol printed it
     except (ValueError, OverflowError):
         return None
     mid = (before + after) / 2.0
+    # The hour a daylight-saving clock repeats (01:00-02:00 on the day US time falls back, 02:00-03:00 in the EU)
+    # prints the same local time twice, an hour apart; mktime(tm_isdst=-1) picks one of them, and a node whose clock
+    # was right read 3600 s off and was drained (red team 2026-11-28h, docs/security.md 93.). Each reading of the
+    # printed time that prints back as itself is the controller's time; the one nearest this node's clock is taken
+    # (a reading as the other season's time that does not print back is no reading: a clock an hour off stays so).
+    times = []
+    for dst in (-1, 0, 1):
+        try:
+            t = time.mktime(tuple(fields[:8]) + (dst,))
+            if time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(t)) == m.group(1):
+                times.append(t)
+        except (ValueError, OverflowError):
+            continue
+    if not times:
+        try:
+            times = [time.mktime(fields)]  # a time the local clock skips (the hour sprung forward): as before
+        except (ValueError, OverflowError):
+            return None
+    ctld = min(times, key=lambda t: abs(mid - (t + 0.5)))
     return int(round(mid - (ctld + 0.5)))
 
 

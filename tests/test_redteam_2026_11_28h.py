@@ -124,3 +124,54 @@ def test_a_traced_echo_into_password_stdin_leaves_no_password_in_the_facts(tmp_p
     text = out_file.read_text()
     assert "--password-stdin" in text  # the trace is kept
     assert PW not in text
+
+
+# 93.: slurm-health's clock check read `scontrol show config`'s "Configuration data as of <local time>" with
+# mktime(tm_isdst=-1); in the hour a daylight-saving clock repeats, the printed time is two instants an hour apart, and
+# a node whose clock was right read 3600 s off: an error, and slurm-health drained it.
+
+@pytest.fixture
+def local_zone(monkeypatch):
+    import time
+
+    def use(tz):
+        monkeypatch.setenv("TZ", tz)
+        time.tzset()
+
+    yield use
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize("tz,utc", [("America/New_York", (2026, 11, 1, 5, 30, 0)),
+                                    ("America/New_York", (2026, 11, 1, 6, 30, 0)),
+                                    ("Europe/Berlin", (2026, 10, 25, 0, 30, 0)),
+                                    ("Europe/Berlin", (2026, 10, 25, 1, 30, 0))])
+def test_the_repeated_hour_of_daylight_saving_reads_no_clock_offset(local_zone, tz, utc):
+    import calendar
+    import time
+
+    from gpudoctor.slurm import clock_verdict, controller_clock_offset
+
+    local_zone(tz)
+    now = calendar.timegm(utc)
+    shown = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now))
+    offset = controller_clock_offset(run=lambda argv: "Configuration data as of %s\n" % shown, clock=lambda: now + 0.2)
+    assert offset == 0 and clock_verdict(offset) is None
+
+
+@pytest.mark.parametrize("utc", [(2026, 1, 10, 6, 30, 0), (2026, 7, 10, 6, 30, 0)])
+def test_a_clock_an_hour_off_outside_the_repeated_hour_still_drains(local_zone, utc):
+    # control: the other season's reading of a printed time is no reading (a hardware clock kept in local time)
+    import calendar
+    import time
+
+    from gpudoctor.slurm import clock_verdict, controller_clock_offset
+
+    local_zone("Europe/Berlin")
+    now = calendar.timegm(utc)
+    shown = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(now))
+    for ahead in (3600, -3600, 120):
+        offset = controller_clock_offset(run=lambda argv: "Configuration data as of %s\n" % shown,
+                                         clock=lambda: now + ahead + 0.2)
+        assert offset == ahead and clock_verdict(offset)[0] == "error"
