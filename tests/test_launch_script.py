@@ -132,7 +132,8 @@ def test_procid_in_double_quotes_is_the_same_on_every_task_in_real_bash(tmp_path
 def test_unknowns_are_named_with_where_they_come_from(gpudoctor_cli):
     rc, out, err = gpudoctor_cli("plan", os.path.join(S, "issue19_procid_once.sbatch"))
     assert rc == 1, err  # a finding: exit 1, as `check` (launch27; it was 0)
-    assert "unknown      $(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1): the first node of the " \
+    # (red team 2026-11-28h, docs/security.md 94.: a command substitution is one sh() word, as the line row shows it)
+    assert "unknown      '$(scontrol show hostnames $SLURM_JOB_NODELIST | head -n 1)': the first node of the " \
            "allocation" in out
     assert "known        $SLURM_NNODES = 2: from the allocation (#SBATCH -N 2" in out
     assert "world size     16" in out and "finding      $SLURM_PROCID is expanded once" in out

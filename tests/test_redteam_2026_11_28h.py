@@ -175,3 +175,26 @@ def test_a_clock_an_hour_off_outside_the_repeated_hour_still_drains(local_zone, 
         offset = controller_clock_offset(run=lambda argv: "Configuration data as of %s\n" % shown,
                                          clock=lambda: now + ahead + 0.2)
         assert offset == ahead and clock_verdict(offset)[0] == "error"
+
+
+# 94.: plan SCRIPT's 'unknown' rows wrote the script's word as written: '  unknown      $(touch M1): the output of a
+# command at run time' ran touch when the row's clause after its blanks was pasted (the line row above it already
+# quotes that word).
+
+@pytest.mark.parametrize("word", ["$(touch M1)", "`touch M2`", "$(hostname;touch M3)"])
+def test_plan_shows_an_unknown_command_substitution_as_one_word(tmp_path, word):
+    script = tmp_path / "job.sbatch"
+    script.write_text("#!/bin/bash\n#SBATCH -N 2\nsrun torchrun --nnodes 2 --nproc-per-node %s t.py\n" % word)
+    rc, out, err = _gd(["plan", str(script)], tmp_path)
+    assert rc in (0, 1), err
+    rows = [x for x in out.splitlines() if x.lstrip().startswith("unknown ")]
+    assert rows and "touch" in rows[0], out
+    assert _pasted_lines(rows, tmp_path) == []
+
+
+def test_plan_keeps_a_plain_variable_as_written_in_an_unknown_row(tmp_path):
+    # control
+    script = tmp_path / "job.sbatch"
+    script.write_text("#!/bin/bash\n#SBATCH -N 2\nsrun torchrun --nnodes 2 --nproc-per-node $GPUS t.py\n")
+    rc, out, err = _gd(["plan", str(script)], tmp_path, env=dict(os.environ, GPUS=""))
+    assert "  unknown      $GPUS: the environment at run time" in out

@@ -4257,11 +4257,19 @@ def render_script(res):
     # written as explain writes its prose (fixline.guarded_prose: docs/security.md 58., 68., 78.), the script's own
     # '; ' told from the prose's by the texts read
     prose = list(res.notes) + [x for la in res.launches for x in list(la.findings) + [la.refused or ""] +
-                               (list(la.plan.notes) if la.plan is not None else [])]
+                               (list(la.plan.notes) if la.plan is not None else []) + [u.why for u in la.unknown]]
     windows = input_windows(prose, res.texts)
 
     def said(text):
         return plan_prose(text, windows)
+
+    def word(text):
+        # an unknown's text is the script's word as written ('$(touch M)', '`cmd`', 'a;b'): one sh() word where it
+        # holds what would run or redirect when the row's clause after its blanks is pasted, as the line row quotes
+        # it (docs/security.md 83., 94.); a plain '$NAME' or '${NAME:-8}' reads as written
+        from gpudoctor.fixline import sh
+
+        return sh(text) if re.search(r"[`;|&<>()\n]", text) else text
 
     out = ["script         %s%s" % (res.path, (" " + " ".join(res.args)) if res.args else "")]
     a = res.allocation
@@ -4280,9 +4288,9 @@ def render_script(res):
         for u in la.unknown:
             if u.given:
                 if not u.text[1:].isdigit():
-                    out.append("  known        %s = %s: %s" % (u.text, u.fixed, u.why))
+                    out.append("  known        %s = %s: %s" % (word(u.text), word(u.fixed), said(u.why)))
                 continue
-            out.append("  unknown      %s: %s%s" % (u.text, u.why, "; from this shell: %s" % u.here
+            out.append("  unknown      %s: %s%s" % (word(u.text), said(u.why), "; from this shell: %s" % u.here
                                                    if u.here not in (None, "") else ""))
         if la.refused:
             out.append("  refused      %s" % said(la.refused))
