@@ -330,6 +330,46 @@ def _no_program_from_here(python, path):
         raise InputError("./%s: python = %s is a program inside the current folder, and a config found in the "
                          "current folder does not choose one to run (give it with --python, or name this file with "
                          "--config)" % (path, excerpt(python, 80)))
+    # Nor one that someone else can put there: the program elsewhere, or a folder above it, belonging to another
+    # user (a repository's `python = "/shared/scratch/someone/bin/python"`, or "/tmp/py" planted by another user of
+    # the login node), or a folder anyone can write without the sticky bit, ran that user's program as you, here and
+    # on every node (red team 2026-11-28h, docs/security.md 95.; the rule OpenSSH's StrictModes and history's
+    # state directory apply to their paths, docs/security.md 53.)
+    who = _program_owner_problem(full)
+    if who:
+        raise InputError("./%s: python = %s: %s, and a config found in the current folder does not choose a program "
+                         "another user can change (give it with --python, or name this file with --config)"
+                         % (path, excerpt(python, 80), who))
+
+
+def _program_owner_problem(full):
+    """Why the program at ``full`` (a resolved path) could be another user's to change, or None: it, or a folder
+    above it, belongs to neither root nor this user; it is writable by everyone; a folder above it is writable by
+    everyone without the sticky bit, or at all where the program is not there yet (anyone could make it)."""
+    import stat
+
+    me = os.geteuid()
+    missing = not os.path.exists(full)
+    d = full
+    while True:
+        try:
+            st = os.stat(d)
+        except OSError:
+            st = None
+        if st is not None:
+            if st.st_uid not in (0, me):
+                return "%s belongs to uid %d" % (excerpt(d, 80), st.st_uid)
+            if st.st_mode & 0o002:
+                if d == full:
+                    return "%s is writable by everyone" % excerpt(d, 80)
+                if not st.st_mode & stat.S_ISVTX:
+                    return "%s, above it, is writable by everyone" % excerpt(d, 80)
+                if missing:
+                    return "%s, above it, is writable by everyone and the program is not there" % excerpt(d, 80)
+        up = os.path.dirname(d)
+        if up == d:
+            return None
+        d = up
 
 
 def no_state_here(state_dir, path):

@@ -198,3 +198,59 @@ def test_plan_keeps_a_plain_variable_as_written_in_an_unknown_row(tmp_path):
     script.write_text("#!/bin/bash\n#SBATCH -N 2\nsrun torchrun --nnodes 2 --nproc-per-node $GPUS t.py\n")
     rc, out, err = _gd(["plan", str(script)], tmp_path, env=dict(os.environ, GPUS=""))
     assert "  unknown      $GPUS: the environment at run time" in out
+
+
+# 95.: a config found in the current folder (a cloned repository's pyproject.toml) may not name a program inside that
+# folder (40.), but could name one elsewhere that another user owns or can put there ("/shared/scratch/them/py",
+# "/tmp/py"): gpudoctor check typed in the folder ran that user's program as you.
+
+def _repo_naming(tmp_path, program):
+    repo = tmp_path / "repo"
+    repo.mkdir(exist_ok=True)
+    (repo / "pyproject.toml").write_text('[tool.gpudoctor]\npython = "%s"\n' % program)
+    return repo
+
+
+def _program(path, ran):
+    path.write_text('#!/bin/sh\ntouch %s\nexec python3 "$@"\n' % ran)
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another uid needs root")
+def test_a_folder_config_runs_no_program_another_user_owns(tmp_path):
+    ran = tmp_path / "RAN"
+    other = tmp_path / "other"
+    other.mkdir()
+    prog = _program(other / "py", ran)
+    os.chown(str(prog), 12345, 12345)
+    rc, out, err = _gd(["check", "--local"], _repo_naming(tmp_path, prog))
+    assert rc == 2 and "belongs to uid 12345" in err, (rc, err)
+    assert not ran.exists()
+
+
+def test_a_folder_config_runs_no_program_from_a_folder_anyone_can_write(tmp_path):
+    ran = tmp_path / "RAN"
+    open_dir = tmp_path / "open"
+    open_dir.mkdir()
+    prog = _program(open_dir / "py", ran)
+    open_dir.chmod(0o777)
+    rc, out, err = _gd(["check", "--local"], _repo_naming(tmp_path, prog))
+    assert rc == 2 and "writable by everyone" in err, (rc, err)
+    assert not ran.exists()
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    rc, out, err = _gd(["check", "--local"], _repo_naming(tmp_path, sticky / "not-there-yet"))
+    assert rc == 2 and "the program is not there" in err, (rc, err)
+
+
+def test_a_folder_config_still_names_an_interpreter_of_yours_elsewhere(tmp_path):
+    # control: a program of this user's (or root's) outside the folder, in folders only they can write
+    ran = tmp_path / "RAN"
+    mine = tmp_path / "env"
+    mine.mkdir()
+    prog = _program(mine / "py", ran)
+    rc, out, err = _gd(["check", "--local"], _repo_naming(tmp_path, prog))
+    assert rc in (0, 1) and "does not choose" not in err, (rc, err)
+    assert ran.exists()  # the folder's config chose it, and it ran
