@@ -148,7 +148,8 @@ def test_array_items_past_the_end_and_joined(tmp_path):
 
 @pytest.mark.parametrize("words, args, want", [
     ("${@:0} ${@:0:1} ${*:2} \"${@:2}\" ${@:1:1} \"${*:2}\"", ["a b", "c", "d"],
-     ["S", "a", "b", "c", "d", "S", "c", "d", "c d", "a", "b", "c d"]),   # ${@:0} starts with the script's path
+     ["S", "a", "b", "c", "d", "S", "c", "d", "c", "d", "a", "b", "c d"]),   # ${@:0} starts with the script's path;
+    # "${@:2}" is one word per argument, as "$@" (bash: `set -- 'a b' c d; printf '<%s>' "${@:2}"` prints <c><d>)
     ("${@:-x} \"${*}\" \"${@}\" ${@:+y} ${*:+z} ${#@} ${#*} \"${#@}\"", ["a b", "c"],
      ["a", "b", "c", "a b c", "a b", "c", "y", "z", "2", "2", "2"]),      # ${#@}: the number of arguments
     ("${@:-x} \"${*}\" ${@:+y} ${*:+z} ${#@}", [], ["x", "", "0"]),

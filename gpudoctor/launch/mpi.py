@@ -483,6 +483,21 @@ def _read_hydra(plan, argv, environ, launcher="mpiexec.hydra"):
                   % excerpt(f[0], 60))
         if np_ is not None:
             plan.world_min = plan.world_max = np_
+        if ppn is not None:
+            # -ppn N: N processes on each host in turn (as -npernode for Open MPI above): the per-host count is the
+            # flag's even where -n is known only at run time (mhyatt000/vision scripts/mpi.sh: `mpiexec -n
+            # $((4*$(wc -l < ${PBS_NODEFILE}))) --ppn 4 --hostfile ${PBS_NODEFILE}`; launch29)
+            # (the node count only where -n is a whole number of hosts: a -n known only at run time is planned with
+            # small stand-ins, 1 and 2, whose ceil(n/ppn) would agree on one node)
+            plan.nproc_per_node = ppn
+            if np_ is not None and np_ % ppn == 0:
+                plan.nnodes_min = plan.nnodes_max = np_ // ppn
+                if np_ > ppn:
+                    plan.note("%d hosts where the machinefile lists at least %d (Hydra wraps around fewer, each "
+                              "taking -ppn again)" % (np_ // ppn, np_ // ppn))
+            elif np_ is not None:
+                plan.note("-n %d is not a multiple of -ppn %d: the last host takes the %d left" % (
+                    np_, ppn, np_ % ppn))
         _program(plan, prog, rest, launcher)
         return plan
     if f:

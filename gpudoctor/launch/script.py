@@ -144,6 +144,7 @@ class Launch:
     alloc: Optional[Dict[str, object]] = None
     # `srun [opts] X.sh` whose X.sh was read here and starts no launcher and no python: srun's tasks each run it
     task_script: Optional[str] = None
+    remote: Optional[str] = None  # the host `ssh HOST CMD` started it on (as shown), None for this machine's shell
 
 
 @dataclass
@@ -542,8 +543,12 @@ def lex(s):
                 toks.append(("op", ";"))
             i += 1
             continue
-        if c == "(" and word is None and s[i + 1:i + 2] == "(" and not toks[-1:] == [("w", "for")]:
-            # `(( RANK=RANK+1 ))`: an arithmetic command (bash(1) Compound Commands), one word
+        if c == "(" and s[i + 1:i + 2] == "(" and (word is None or "".join(word) == "for"):
+            # `(( RANK=RANK+1 ))`: an arithmetic command (bash(1) Compound Commands), one word; after `for` (with or
+            # without a blank: `for((i=0;i<N;i++))`) the arithmetic for loop's `((init; test; step))`, one word too
+            if word is not None:
+                toks.append(("w", "for"))
+                word = None
             j = _skip_balanced(s, i, "(", ")")
             toks.append(("w", s[i:j]))
             i = j
@@ -976,15 +981,46 @@ class Reader:
             elif c == '"':
                 j = _skip_dq(raw, i + 1)
                 inner = raw[i + 1:j - 1]
-                m = re.match(r"^\$\{(" + NAME + r")\[@\]\}$|^\$@$|^\$\{@\}$", inner)
+                m = re.match(r"^\$\{(" + NAME + r")\[@\](?::([0-9]{1,4})(?::([0-9]{1,4}))?)?\}$|^\$@$|"
+                             r"^\$\{@(?::([0-9]{1,4})(?::([0-9]{1,4}))?)?\}$", inner)
+                pre = post = ""
+                if not m and ("@" in inner):
+                    # "--k=$@", "x${A[@]}y": one such expansion inside other text in the quotes; bash joins the text
+                    # before it to its first item and the text after it to its last ("x$@y" with a, b: xa, by), and
+                    # with no items leaves the text one word (bash(1) Special Parameters, @)
+                    for e in _AT_EXPANSION.finditer(inner):
+                        a, b = inner[:e.start()], inner[e.end():]
+                        if (len(a) - len(a.rstrip("\\"))) % 2 == 0 and all(
+                                x.count("{") == x.count("}") and x.count("(") == x.count(")") and
+                                x.count("`") % 2 == 0 and not _AT_EXPANSION.search(x) for x in (a, b)):
+                            m, pre, post = re.match(r"^\$\{(" + NAME + r")\[@\](?::([0-9]{1,4})(?::([0-9]{1,4}))?)?"
+                                                    r"\}$|^\$@$|^\$\{@(?::([0-9]{1,4})(?::([0-9]{1,4}))?)?\}$",
+                                                    e.group(0)), a, b
+                        break
                 items = None
                 if m and m.group(1) and isinstance(self.vars.get(m.group(1)), list):
                     items = list(self.vars[m.group(1)])
+                    if m.group(2) is not None:  # "${A[@]:1:2}": items 1 and 2, one word each
+                        items = items[int(m.group(2)):]
+                        items = items[:int(m.group(3))] if m.group(3) is not None else items
                 elif m and not m.group(1) and not self.args_unknown:
                     items = list(self.positional)
-                    if self.no_args and not items:
+                    if m.group(4) is not None:
+                        # "${@:6}": arguments 6 on, one word each, and no word at all when there are fewer than 6
+                        # (bash(1) Parameter Expansion, ${parameter:offset:length} with @; it was one empty word:
+                        # launch28's measure part, DocumentLabeler tools/training_scripts/dist_train_with_params.sh)
+                        off = int(m.group(4))
+                        items = [self.positional_arg(0)] + items if off == 0 else items[off - 1:]
+                        items = items[:int(m.group(5))] if m.group(5) is not None else items
+                    if self.no_args and not self.positional:
                         self.arg_reads += 1  # "$@" of a plan given no arguments (a usage check reads it)
                 if items is not None:  # "${A[@]}", "$@": one word per item
+                    if pre or post:
+                        pre_t, post_t = self._dq(pre), self._dq(post)
+                        items = [pre_t + post_t] if not items else (
+                            [pre_t + items[0]] + items[1:] if len(items) > 1 else [pre_t + items[0] + post_t])
+                        if len(items) > 1:
+                            items[-1] += post_t
                     for k, item in enumerate(items):
                         if k:
                             end_field()
@@ -1335,12 +1371,20 @@ class Reader:
         return text, Fields(f for _, w in toks for f in self.expand(w, split=True))
 
     def param(self, body, quoted=False):
-        m = re.match(r"^(#?)(" + NAME + r"|[0-9]+|@|\*)(\[(@|\*|[0-9]+)\])?(.*)$", body, re.S)
+        m = re.match(r"^(#?)(" + NAME + r"|[0-9]+|@|\*)(\[(@|\*|[0-9]+|[^][]{1,200})\])?(.*)$", body, re.S)
         if not m:
             return self.unknown("${%s}" % body, "an expansion gpudoctor does not read"), None
         if self.args_unknown and (m.group(2) in ("@", "*") or m.group(2).isdigit() and m.group(2) != "0"):
             return self.unknown("${%s}" % body, self.args_unknown), None
         length, name, idx, rest = m.group(1), m.group(2), m.group(4), m.group(5)
+        if idx is not None and idx not in ("@", "*") and not idx.isdigit():
+            # ${ip_list[node_rank]}: an indexed array's subscript is arithmetic (bash(1) Arrays: "The subscript is
+            # treated as an arithmetic expression that must evaluate to a number"); insightface's arcface_torch
+            # dist.sh, `ssh face@${ip_list[node_rank]}` in a for ((...)) loop (launch29)
+            k = self.arith(idx) if isinstance(self.vars.get(name), list) else None
+            if k is None or self.marks(k) or not re.fullmatch(r"[0-9]{1,6}", k.strip()):
+                return self.unknown("${%s}" % body, "an expansion gpudoctor does not read"), None
+            idx = str(int(k))
         if name == "BASH_SOURCE" and idx in (None, "0") and not length and not rest and name not in self.vars:
             # bash(1) BASH_SOURCE: ${BASH_SOURCE[0]} is the file being read, $0 in the script itself
             return (self.positional_arg(0) if not self.depth else
@@ -1375,6 +1419,10 @@ class Reader:
                                 "nodes in the allocation" if len(v) == 1 and all(names) else
                                 "words a value known at run time splits into")), None
                         return str(len(v)), None
+                    sl = re.match(r"^:([0-9]{1,4})(?::([0-9]{1,4}))?$", rest)
+                    if sl:  # ${A[@]:1:2}: the items from 1, at most 2 (it was every item)
+                        v = v[int(sl.group(1)):]
+                        v = v[:int(sl.group(2))] if sl.group(2) is not None else v
                     return " ".join(v), list(v)
                 value = v[int(idx)] if idx and idx.isdigit() and int(idx) < len(v) else (v[0] if v and not idx else "")
                 if (not idx or idx == "0") and v and self.marks(v[0]) and re.match(
@@ -2136,6 +2184,24 @@ class Reader:
             body = body[:-1] + [("op", ";")]
         if f.get("broken"):
             return
+        if f["word"] == "for((":
+            # the arithmetic for loop: its step, then its test again (bash(1) Compound Commands, for (( ... )))
+            for a in f["step"].split(","):
+                self.arith_command(a)
+            again = self._arith_true(f["cond"])
+            if again is None:
+                self.result.notes.append("line %d: the loop's test turned unknown after %d passes: values it sets "
+                                         "later are not followed" % (self.line, f["iter"]))
+                return
+            if not again:
+                return
+            if f["iter"] >= MAX_ITERATIONS:
+                self.result.notes.append("line %d: loop stopped after %d passes" % (self.line, MAX_ITERATIONS))
+                return
+            self.frames.append(dict(f, cur=True, iter=f["iter"] + 1, tokens=body, record=None, broken=False,
+                                    maybe=f.get("maybe_broken")))
+            self._replay(body)
+            return
         if f["word"] == "for":
             if f["iter"] >= len(f["items"]):
                 return
@@ -2159,6 +2225,46 @@ class Reader:
                             "cond": f["cond"], "word": f["word"], "iter": f["iter"] + 1, "tokens": body,
                             "record": None, "maybe": f.get("maybe_broken"), "maybe_broken": f.get("maybe_broken")})
         self._replay(body)
+
+    def _arith_true(self, expr):
+        """Whether an arithmetic test is true (not 0), None where a value in it is known only at run time; an empty
+        test is true (bash(1): "If any expression is omitted, it behaves as if it evaluates to 1")."""
+        if not expr.strip():
+            return True
+        v = self.arith(expr)
+        if self.marks(v) or not re.fullmatch(r"-?[0-9]+", v.strip()):
+            return None
+        return int(v) != 0
+
+    def _arith_for(self, head, cur):
+        """`for (( init; test; step ))`, the frame it opens (its words are read). Followed as bash runs it where the
+        test is known on the first pass and no loop or branch around it is decided at run time (FlagScale's
+        tools/datasets/llava_onevision/make_llava_ov_wds.sh: `for ((j = 0; j < twice; j++))` around the ssh loop,
+        --master_port=$((13888 + j)) per pass; launch29); else one pass of unknown count, its counter unknown."""
+        parts = head.split(";")
+        if len(parts) == 3 and not parts[1].strip():
+            # `for ((;;))`: no test, a loop until a `break` (as `while true`): its first pass surely runs
+            self.frames.append({"kind": "loop", "cur": cur, "any": False, "unk": True, "first": cur is None})
+            return []
+        if len(parts) == 3 and cur is None and not self.cond and not any(f.get("sim") for f in self.frames):
+            init, test, step = parts
+            for a in init.split(","):
+                self.arith_command(a)
+            r = self._arith_true(test)
+            if r is False:
+                self.frames.append({"kind": "loop", "cur": False, "any": False, "unk": False})
+                return []
+            if r:
+                self.frames.append({"kind": "loop", "cur": True, "any": False, "unk": False, "sim": True,
+                                    "word": "for((", "cond": test, "step": step, "iter": 1, "tokens": None,
+                                    "record": []})
+                return []
+        self.frames.append({"kind": "loop", "cur": cur, "any": False, "unk": True, "first": False})
+        if cur is not False and len(parts) == 3:
+            for m in re.finditer(r"(?:^|[,\s])(?:\+\+|--)?\s*(" + NAME + r")\s*(?:\+\+|--|[-+*/%]?=(?!=)|,|$)",
+                                 parts[0] + "," + parts[2]):
+                self.assign(m.group(1), self.unknown("$" + m.group(1), "a loop variable"))
+        return []
 
     def _replay(self, body):
         """Another pass of a followed loop: a loop around it that is being recorded keeps the
@@ -2303,6 +2409,9 @@ class Reader:
                                             "record": []})
                         words = []
                         continue
+                if w == "for" and words and words[0].startswith("((") and words[0].endswith("))"):
+                    words = self._arith_for(words[0][2:-2], cur)
+                    continue
                 # a `for` in a followed `for` is followed too (nanochat's runs/scaling_laws.sh: `for flops in
                 # "${FLOPS_BUDGETS[@]}"; do for d in "${DEPTHS[@]}"; do ... torchrun ...`, 4 x 6 launches; the inner
                 # loop's `$d` was "set in a loop"), while the passes of all of them together stay within
@@ -3024,6 +3133,8 @@ class Reader:
                 self.batch, self.vars, self.remote = saved
         for la in self.result.launches[before:]:
             la.in_batch = False
+            if not pdsh:
+                la.remote = la.remote or host
         return
 
     def _note_conditional(self):
@@ -3327,6 +3438,11 @@ def _stdin_shell_args(rest):
     return []
 
 
+# "$@", "${@:N[:M]}", "${A[@]}", "${A[@]:N[:M]}" inside a double-quoted word (Reader's field splitting)
+_AT_EXPANSION = re.compile(r"\$\{" + NAME + r"\[@\](?::[0-9]{1,4}(?::[0-9]{1,4})?)?\}|\$@|"
+                           r"\$\{@(?::[0-9]{1,4}(?::[0-9]{1,4})?)?\}")
+
+
 def quoted_at(name):
     return name == "@"
 
@@ -3446,6 +3562,16 @@ def allocation(opts):
             m = re.match(r"^(?:[\w.-]+:)?(\d+)$", val)
             if m:
                 a["gpus_total"] = int(m.group(1))
+        elif name == "--gpus-per-task":
+            m = re.match(r"^(?:[\w.-]+:)?(\d+)$", val)
+            if m:
+                a["gpus_per_task"] = int(m.group(1))
+    if "nodes" not in a and "nodes_range" not in a and a.get("ntasks") and a.get("ntasks_per_node"):
+        # -n N --ntasks-per-node T and no -N: the fewest nodes that hold the tasks, ceil(N/T), as srun's own (launch27,
+        # tests/test_launch27_slurm.py); the real Slurm 22.05 here gives the batch job that many too
+        # (tests/test_launch29_slurm.py). ViniciusMikuni/H1Unfold scripts/submit.sh: `-n 64 --ntasks-per-node 4`,
+        # 16 nodes (launch29)
+        a["nodes"] = -(-a["ntasks"] // a["ntasks_per_node"])
     env = {}
     if a.get("nodes"):
         env["SLURM_NNODES"] = env["SLURM_JOB_NUM_NODES"] = a["nodes"]
@@ -3464,6 +3590,12 @@ def allocation(opts):
             # number of tasks in the job" (https://slurm.schedmd.com/sbatch.html#OPT_SLURM_NTASKS); `-N 2` alone
             # leaves it unset (the real Slurm 22.05 here, tests/test_launch28_slurm.py). srun reads it as its -n
             env["SLURM_NTASKS"] = env["SLURM_NPROCS"] = nt
+    tpn = a.get("ntasks_per_node")
+    if not a.get("gpus_per_node") and a.get("gpus_per_task") and tpn and a.get("nodes") and \
+            nt == a["nodes"] * tpn:
+        # --gpus-per-task G with T tasks on every node: G x T a node (sbatch(1) --gpus-per-task)
+        a["gpus_per_node"] = a["gpus_per_task"] * tpn
+    a.pop("gpus_per_task", None)
     if not a.get("gpus_per_node") and a.get("gpus_total") and a.get("nodes") and a["gpus_total"] % a["nodes"] == 0:
         a["gpus_per_node"] = a["gpus_total"] // a["nodes"]  # -G spread evenly (sbatch places them itself)
     if a.get("gpus_per_node"):
@@ -3819,6 +3951,14 @@ def _ranks_started_here(r):
             if len(kept) < len(la.findings):
                 la.findings = kept
                 la.plan.script_findings = list(kept)
+        hosts = [la.remote for la in las]
+        if all(hosts) and len(set(hosts)) == len(hosts):
+            # each started on its own host by `ssh HOST ...` (a loop over the hosts): not this machine's agents
+            # (insightface's arcface_torch dist.sh shape, `for((node_rank=0;...))`; launch29)
+            r.result.notes.append("lines %s start node ranks %s of one %d-node %s job, each over ssh on its own host "
+                                  "(%s)" % (", ".join(str(la.line) for la in las), ", ".join(map(str, ranks)),
+                                            key[1], key[0], ", ".join(hosts)))
+            continue
         r.result.notes.append("lines %s start node ranks %s of one %d-node %s job on this machine: each node's "
                               "agent is a line of this script (a one-host test of a multi-node run)" % (
                                   ", ".join(str(la.line) for la in las), ", ".join(map(str, ranks)), key[1], key[0]))
