@@ -19,7 +19,7 @@ cause's text; the fix line names only the argument, the call and the line (plain
 
 import re
 
-from gpudoctor.explain import apinotes, argedit, callguard, paramdocs, pytb, userline
+from gpudoctor.explain import apinotes, argedit, callarg, callguard, paramdocs, pytb, userline
 from gpudoctor.fixline import sh
 
 # the words of an argument check's message (what a value must be, may not be, or is not)
@@ -127,6 +127,7 @@ def fill(scan, findings):
         paramdocs.fill(scan, findings, tb)  # what the called API's documentation says (paramdocs.py)
         apinotes.fill(scan, findings, tb)  # the called API's documented constraint of use (apinotes.py)
         callguard.fill(scan, findings, tb)  # the call and the argument / state its check read (callguard.py)
+        callarg.fill(scan, findings, tb)  # the collective's argument c10d's C++ check read (callarg.py)
         return
     name = userline.ident(got["param"], "the argument")
     call = userline.ident(got["call"], "the call")
@@ -152,6 +153,7 @@ def fill(scan, findings):
     paramdocs.fill(scan, findings, tb, got)  # then what the called API's documentation says (paramdocs.py)
     apinotes.fill(scan, findings, tb)  # and the called API's documented constraint of use (apinotes.py)
     callguard.fill(scan, findings, tb)  # and the call and the argument / state its check read (callguard.py)
+    callarg.fill(scan, findings, tb)  # and the collective's argument c10d's C++ check read (callarg.py)
 
 
 def _generic(f):
