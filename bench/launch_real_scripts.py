@@ -150,6 +150,23 @@ while a and a[0].startswith("-") and a[0] != "-":
 if a:
     sys.exit(subprocess.run(a).returncode)
 """
+# shifter [OPTIONS] COMMAND (NERSC's container runtime, https://docs.nersc.gov/development/containers/shifter/how-to-use/:
+# `shifter --image=docker:IMAGE COMMAND`): record, then run COMMAND (round 10, launch29: H1Unfold's `srun --mpi=pmi2
+# shifter python train.py` ran no python under bash here)
+SHIFTER = """#!/usr/bin/python3
+import os, subprocess, sys
+with open(os.environ["REC"], "a") as f:
+    f.write("\\x1f".join(["shifter"] + sys.argv[1:]) + "\\x1f\\x1e")
+a = sys.argv[1:]
+while a and a[0].startswith("-") and a[0] != "-":
+    o = a.pop(0)
+    if o == "--":
+        break
+    if o in ("-i", "--image", "-V", "--volume", "-m", "--module", "-e", "--env", "-w", "--workdir", "--env-file") and a:
+        a.pop(0)
+if a:
+    sys.exit(subprocess.run(a).returncode)
+"""
 # sbatch with no script operand reads the batch script from its stdin (`sbatch <<EOF`): run it
 SBATCH = """#!/bin/bash
 printf '%s\\037' sbatch "$@" >> "$REC"; printf '\\036' >> "$REC"
@@ -196,6 +213,9 @@ ARGS = {
     # round 8 (launch27): the README's own line (`GPUS_PER_NODE=8 ./tools/run_dist_slurm.sh <partition> deformable_detr
     # 16 configs/r50_deformable_detr.sh`, its 2-node example; 8 is the script's default)
     "Deformable-DETR__tools_run_dist_slurm.sh": ["p", "deformable_detr", "16", "configs/r50_deformable_detr.sh"],
+    # round 10 (launch29): what the repository's own multinode.sh passes it over ssh (`$SCRIPT $1 ${#NODES[*]} $rank
+    # ${NODES[0]} $PBS_NODEFILE`), its first node's
+    "vision___multinode.sh": ["configs/cfg.yaml", "2", "0", "node1", "nodefile"],
 }
 # round 5 (launch24): files of the scripts' own repositories that they source or run, fetched into DIR/extra24
 EXTRA24 = {
@@ -330,6 +350,12 @@ SETUP = {
     "swift-work__slurm-layouts_launch-srun.sh": dict(
         copy=[("extra28/swift-work__slurm-layouts_task-pmi.sh", "task-pmi.sh")]),
     "Qwen3-0.6b_pretrain__scripts_run_deepspeed.sh": dict(files=["logs/.keep"]),
+    # round 10 (launch29), round 9's measure part: the Open MPI of an AWS Deep Learning AMI by its path (bash here has
+    # none: the stub instead, its words unchanged); the host file craco's script wants named in the environment
+    **{n: dict(subst=[("/opt/amazon/openmpi/bin/mpirun", "mpirun")]) for n in (
+        "horovod-examples__run.sh", "horovod-examples__tensorflow2_run_syn.sh",
+        "horovod-examples__tensorflow_run_mnist.sh")},
+    "craco-python__scripts_mpicardcap.sh": dict(env=dict(HOSTFILE="hostfile")),
     # round 6 (launch25): bash as nobody cannot make /cognitive_comp/... (set -e): the mkdir and the config file
     # the script writes there go nowhere, its words unchanged
     "Fengshenbang-LM__fengshen_examples_pretrain_t5_pretrain_randeng_t5_char_700M.sh": dict(
@@ -342,7 +368,7 @@ def real(path, args, alloc, setup=None, d=None):
     os.chmod(d, 0o777)
     os.mkdir(os.path.join(d, "bin"))
     for name, text in [(n, lc._STUB) for n in STUBS] + \
-            [("srun", srun_stub()), ("sbatch", SBATCH), ("gantry", GANTRY), ("nsys", NSYS), ("uv", UV_STUB % (sorted(UV_VALUE),)), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
+            [("srun", srun_stub()), ("sbatch", SBATCH), ("gantry", GANTRY), ("nsys", NSYS), ("shifter", SHIFTER), ("uv", UV_STUB % (sorted(UV_VALUE),)), ("scontrol", "#!/bin/sh\nprintf 'node1\\nnode2\\n'\n")]:
         with open(os.path.join(d, "bin", name), "w") as f:
             f.write(text)
         os.chmod(os.path.join(d, "bin", name), 0o755)
@@ -538,7 +564,8 @@ def fetch(d):
     for line in [l for t in ("launch_real_scripts.tsv", "launch_real_scripts22.tsv",
                                              "launch_real_scripts23.tsv", "launch_real_scripts24.tsv",
                                              "launch_real_scripts25.tsv", "launch_real_scripts26.tsv",
-                                             "launch_real_scripts27.tsv", "launch_real_scripts28.tsv")
+                                             "launch_real_scripts27.tsv", "launch_real_scripts28.tsv",
+                                             "launch_real_scripts29.tsv")
                  for l in open(os.path.join(BENCH, "data", t))]:
         if line.startswith("#") or not line.strip():
             continue
@@ -577,7 +604,8 @@ def main():
     parts = {"all": ["fix", "measure", "measure2"], "all22": ["fix22", "measure22"],
              "all23": ["fix23", "measure23"], "all24": ["fix24", "measure24"],
              "all25": ["fix25", "measure25"], "all26": ["fix26", "measure26"],
-             "all27": ["fix27", "measure27"], "all28": ["fix28", "measure28"]}.get(part, [part])
+             "all27": ["fix27", "measure27"], "all28": ["fix28", "measure28"],
+             "all29": ["fix29", "measure29"]}.get(part, [part])
     out = []
     for pt in parts:
         for name in sorted(os.listdir(os.path.join(HERE, pt))):
