@@ -254,3 +254,46 @@ def test_a_folder_config_still_names_an_interpreter_of_yours_elsewhere(tmp_path)
     rc, out, err = _gd(["check", "--local"], _repo_naming(tmp_path, prog))
     assert rc in (0, 1) and "does not choose" not in err, (rc, err)
     assert ran.exists()  # the folder's config chose it, and it ran
+
+
+# 96.: other programs that read a password on stdin (sudo -S, kinit, chpasswd, passwd --stdin, gh --with-token) and
+# passwords given as a program's own operand with no name saying so (openssl -passin pass:X, redis-cli -a X,
+# ldapsearch -w X, smbclient -U user%X, az login -p X, mongosh -p X) were quoted in clear by explain and kept in the
+# facts of a --python wrapper.
+
+SECRET_FORMS = [
+    "echo %s | sudo -S systemctl restart slurmd", "echo %s | sudo -u bob -S ls", "echo %s | kinit alice@EXAMPLE.COM",
+    "echo alice:%s | chpasswd", "echo -e \"%s\\n\" | passwd --stdin alice", "echo %s | gh auth login --with-token",
+    "sudo -S <<< %s ls", "+ echo %s\n+ sudo -S ls", "+ kinit alice\n+ echo %s",
+    "openssl pkcs12 -in a.p12 -passin pass:%s", "redis-cli -h r -a %s ping", "ldapsearch -x -D cn=admin -w %s",
+    "smbclient //h/s -U alice%%%s", "az login -u alice -p %s", "mongosh -u alice -p %s",
+]
+
+
+@pytest.mark.parametrize("form", SECRET_FORMS)
+def test_a_password_read_on_stdin_or_as_an_operand_is_redacted(form):
+    from gpudoctor.collector.python_env import _no_values
+    from gpudoctor.explain.redact import redact
+
+    text = form % PW
+    assert PW not in redact(text) and "REDACTED" in redact(text)
+    assert PW not in _no_values(text)
+
+
+def test_an_ordinary_pipe_into_sudo_or_kinit_keeps_its_words():
+    # control
+    from gpudoctor.collector.python_env import _no_values
+    from gpudoctor.explain.redact import redact
+
+    for text in ("echo 3 | sudo tee /proc/sys/vm/drop_caches", "echo $PW | sudo -S ls", "ls -S | head",
+                 "echo done; kinit", "redis-cli -h r ping", "ldapsearch -x -LLL uid"):
+        assert redact(text) == text and _no_values(text) == text
+
+
+def test_explain_quotes_no_password_piped_into_sudo(tmp_path):
+    log = tmp_path / "job.log"
+    log.write_text("export NCCL_SOCKET_IFNAME=eth9; echo %s | sudo -S modprobe nvidia_peermem\n"
+                   "NCCL WARN Bootstrap : no socket interface found\n" % PW)
+    rc, out, err = _gd(["explain", str(log)], tmp_path)
+    assert rc == 0 and "sudo -S modprobe" in out, err
+    assert PW not in out

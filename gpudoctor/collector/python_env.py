@@ -583,20 +583,37 @@ _BARE_PAIR = Pattern(r"(?<![\w.$-])([A-Z][A-Z0-9_]{2,80})([ \t]{1,8}(?:\x1b\[[0-
                      r"(?:\x1b\[[0-9;]{0,20}m)?(?![^\s'\"`,;)\]}])")
 _WANDB_KEY = Pattern(r"(?<![\w.-])(wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z-]{0,30}(?:=[^\s]{1,200})?){0,8}"
                      r"[ \t]{1,4}['\"]?)[A-Za-z0-9_-]{20,200}(?![^\s'\"])")
-# the password `echo` / `printf` writes into a pipe that ends in `--password-stdin` (docker login and the other
-# registry clients, https://docs.docker.com/reference/cli/docker/login/#password-stdin), or a here-string's; a `set -x`
-# trace writes a pipeline's commands on lines of their own, so a traced echo or printf on the line before or after one
-# that reads --password-stdin writes it too (explain/redact.py _STDIN_SECRETS reads the same; docs/security.md 92.)
+# the password `echo` / `printf` writes into a pipe, or a here-string's, that ends in a program reading a secret on
+# stdin (`--password-stdin` of docker login and the other registry clients, gh's `--with-token`, `sudo -S`, `kinit`,
+# `chpasswd`, `passwd --stdin`); a `set -x` trace writes a pipeline's commands on lines of their own, so a traced echo or
+# printf on the line before or after such a reader writes it too; and the password operands of OpenSSL (`-passin
+# pass:X`), redis-cli (`-a X`), the OpenLDAP clients (`-w X`), Samba (`-U user%X`), `az login -p X` and the MongoDB
+# shells (`-p X`). explain/redact.py _STDIN_SECRETS and _OPERAND_SECRETS read the same (docs/security.md 92., 96.)
 _ECHOED = r"""((?:echo|printf)(?:[ \t]{1,4}(?:-[neE]{1,3}|'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]{1,4}['"]?)(?![$.])""" \
           r"""[^\s'"`\\;|&]{1,256}"""
-_STDIN_LINE = r"[^\n]{0,300}?[ \t]--password-stdin(?![\w-])"
+_READER = (r"(?:[^\n;&|]{0,300}?[ \t]--(?:password-stdin|with-token)(?![\w-])"
+           r"|[ \t]{0,4}(?:sudo[ \t](?:[^\n;&|]{0,60}?[ \t])?-[A-Za-z]{0,5}S(?![\w-])"
+           r"|(?:sudo[ \t]{1,4})?(?:kinit|chpasswd)(?![\w.-])|(?:sudo[ \t]{1,4})?passwd[ \t][^\n;&|]{0,60}?--stdin(?![\w-])))")
+_STDIN_LINE = r"[ \t]{0,8}\+{1,8}[ \t]" + _READER.replace(r"[^\n;&|]{0,300}?", r"[^\n]{0,300}?", 1)
+_OPVALUE = r"""(?![$.])[^\s'"`\\;|&]{1,256}"""
 _STDIN_PW = (
-    Pattern(r"(?<![\w./-])" + _ECHOED + r"""(?=['"]?[ \t]{0,4}\|[^\n;&|]{0,300}?[ \t]--password-stdin(?![\w-]))"""),
-    Pattern(r"""(--password-stdin(?![\w-])[^\n;&|]{0,300}?<<<[ \t]{0,4}['"]?)(?![$.])[^\s'"`\\;|&]{1,256}"""),
-    Pattern(r"((?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED[1:] + r"""(?=['"]?[ \t]{0,4}\n[ \t]{0,8}\+{1,8}[ \t]"""
-            + _STDIN_LINE + ")"),
-    Pattern(r"((?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _STDIN_LINE + r"[^\n]{0,300}\n[ \t]{0,8}\+{1,8}[ \t]"
-            + _ECHOED[1:]))
+    Pattern(r"(?<![\w./-])" + _ECHOED + r"""(?=(?:\\n)?['"]?[ \t]{0,4}\|""" + _READER + ")"),
+    Pattern(r"((?:--(?:password-stdin|with-token)(?![\w-])|(?<![\w./-])(?:sudo[ \t][^\n;&|]{0,60}?-[A-Za-z]{0,5}S"
+            r"|kinit|chpasswd|passwd[ \t][^\n;&|]{0,60}?--stdin)(?![\w-]))[^\n;&|]{0,300}?<<<[ \t]{0,4}['\"]?)"
+            + _OPVALUE),
+    Pattern(r"((?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED[1:] + r"""(?=(?:\\n)?['"]?[ \t]{0,4}\n""" + _STDIN_LINE
+            + ")"),
+    Pattern(r"((?:^|(?<=\n))" + _STDIN_LINE + r"[^\n]{0,300}\n[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED[1:]),
+    Pattern(r"((?<![\w./-])-pass(?:in|out)?[ \t]{1,4}['\"]?pass:)" + _OPVALUE),
+    Pattern(r"((?<![\w./-])redis-cli(?=[ \t])[^\n;|&]{0,300}?[ \t]-a[ \t]{1,4}['\"]?)" + _OPVALUE),
+    Pattern(r"((?<![\w./-])ldap(?:search|modify|add|delete|passwd|compare|whoami|modrdn|exop)(?=[ \t])[^\n;|&]{0,300}?"
+            r"[ \t]-w[ \t]{1,4}['\"]?)" + _OPVALUE),
+    Pattern(r"((?<![\w./-])(?:smbclient|smbcacls|rpcclient|smbget)(?=[ \t])[^\n;|&]{0,300}?[ \t](?:-U|--user(?:name)?"
+            r"(?:=|[ \t]))[ \t]{0,4}['\"]?[^\s%'\"`\\;|&]{1,128}%)" + _OPVALUE),
+    Pattern(r"((?<![\w./-])(?:az[ \t]{1,4}login|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport)(?=[ \t])"
+            r"[^\n;|&]{0,300}?[ \t]-p[ \t]{1,4}['\"]?)" + _OPVALUE))
+_STDIN_NEEDLES = ("password-stdin", "with-token", "sudo", "kinit", "passwd", "pass:", "redis-cli", "ldap", "smb",
+                  "rpcclient", "az ", "mongo")
 _SHORT_PW = Pattern(r"(?<=\s)(-p)([ \t]{0,4})(?!-)([^\s'\"]{1,512})")
 _CURL_USER = Pattern(r"(?<=\s)(-u|--user|--proxy-user|-U)([ \t]{1,4}|=)([^\s:'\"]{0,128}:)([^\s'\"]{1,512})")
 
@@ -707,7 +724,7 @@ def _no_values(text, env=None, seen=None):
                            _SHORT_PW.sub(lambda p: p.group(0) if p.group(3).startswith("...") else
                                          p.group(1) + p.group(2) + "...", m.group(0)), text)
     text = _WANDB_KEY.sub(r"\1...", text)
-    if "--password-stdin" in text:
+    if any(n in text for n in _STDIN_NEEDLES):
         for rx in _STDIN_PW:
             text = rx.sub(r"\1...", text)
     text = _BARE_PAIR.sub(lambda m: m.group(1) + m.group(2) + "..." if _cred_name(m.group(1)) else m.group(0), text)

@@ -34,7 +34,7 @@ _NAME_NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "beare
 _SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additional", "max", "num", "new"}
 _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
             "xox", "sk-", "eyj", "://", "mysql", "mariadb", "login", "curl", "aiza", "hooks.slack", "webhook",
-            "telegram.org/", "/hook/", "/hooks/")
+            "telegram.org/", "/hook/", "/hooks/", "sudo", "kinit", "redis-cli", "ldap", "smb", "rpcclient", "mongo")
 
 # a name, its operator, its value (a quoted string or a run up to a separator); the name is read whole from a
 # non-word character so that no split of it is tried twice
@@ -138,20 +138,43 @@ _CMD_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
 _BARE_PAIR = re.compile(r"(?<![\w.$-])(?P<name>[A-Z][A-Z0-9_]{2,80})(?P<op>[ \t]{1,8}(?:\x1b\[[0-9;]{0,20}m)?)"
                         r"(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])"
                         r"(?=[A-Za-z0-9/+=_.-]{6,512}(?:\x1b\[[0-9;]{0,20}m)?(?![^\s'\"`,;)\]}]))")
-# a password a command reads on its stdin (`docker login --password-stdin`, podman, helm registry, oras, skopeo,
-# nerdctl alike: https://docs.docker.com/reference/cli/docker/login/#password-stdin): the word `echo` or `printf`
-# writes into the pipe, or a here-string's, is the password; and a `set -x` trace writes a pipeline's commands on
-# lines of their own ('+ echo X' beside '+ docker login -u U --password-stdin'), so a traced echo or printf on the
-# line before or after one that reads --password-stdin is one too (red team 2026-11-28h, docs/security.md 92.)
-_ECHOED = r"""(?:echo|printf)(?:[ \t]{1,4}(?:-[neE]{1,3}|'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]{1,4}['"]?""" + _OPVAL
-_STDIN_LINE = r"[^\n]{0,300}?[ \t]--password-stdin(?![\w-])"
+# a password a command reads on its stdin: the word `echo` or `printf` writes into a pipe, or a here-string's, that
+# ends in a program reading a secret there (red team 2026-11-28h, docs/security.md 92., 96.): a registry login's
+# `--password-stdin` (docker, podman, helm registry, oras, skopeo, nerdctl alike:
+# https://docs.docker.com/reference/cli/docker/login/#password-stdin), gh's `--with-token`
+# (https://cli.github.com/manual/gh_auth_login), `sudo -S` (sudo(8): "read the password from the standard input"),
+# `kinit` (MIT kinit(1) reads the password from the terminal or stdin), `chpasswd` (user:password lines, chpasswd(8))
+# and `passwd --stdin` (RHEL's passwd(1)). A `set -x` trace writes a pipeline's commands on lines of their own ('+ echo
+# X' beside '+ docker login -u U --password-stdin', in either order), so a traced echo or printf on the line before or
+# after such a reader is one too.
+_ECHOED = r"""(?:echo|printf)(?:[ \t]{1,4}(?:-[neE]{1,3}|'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]{1,4}['"]?""" + _OPVAL + \
+    r"(?:\\n)?"
+_READER = (r"(?:[^\n;&|]{0,300}?[ \t]--(?:password-stdin|with-token)(?![\w-])"
+           r"|[ \t]{0,4}(?:sudo[ \t](?:[^\n;&|]{0,60}?[ \t])?-[A-Za-z]{0,5}S(?![\w-])"
+           r"|(?:sudo[ \t]{1,4})?(?:kinit|chpasswd)(?![\w.-])|(?:sudo[ \t]{1,4})?passwd[ \t][^\n;&|]{0,60}?--stdin(?![\w-])))")
+_STDIN_LINE = r"[ \t]{0,8}\+{1,8}[ \t]" + _READER.replace(r"[^\n;&|]{0,300}?", r"[^\n]{0,300}?", 1)
 _STDIN_SECRETS = (
-    re.compile(r"(?<![\w./-])" + _ECHOED + r"""['"]?[ \t]{0,4}\|[^\n;&|]{0,300}?[ \t]--password-stdin(?![\w-])"""),
-    re.compile(r"""--password-stdin(?![\w-])[^\n;&|]{0,300}?<<<[ \t]{0,4}['"]?""" + _OPVAL),
-    re.compile(r"(?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED + r"""['"]?[ \t]{0,4}(?=\n[ \t]{0,8}\+{1,8}[ \t]"""
-               + _STDIN_LINE + ")"),
-    re.compile(r"(?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _STDIN_LINE + r"[^\n]{0,300}\n[ \t]{0,8}\+{1,8}[ \t]"
-               + _ECHOED))
+    re.compile(r"(?<![\w./-])" + _ECHOED + r"""['"]?[ \t]{0,4}\|""" + _READER),
+    re.compile(r"(?:--(?:password-stdin|with-token)(?![\w-])|(?<![\w./-])(?:sudo[ \t][^\n;&|]{0,60}?-[A-Za-z]{0,5}S"
+               r"|kinit|chpasswd|passwd[ \t][^\n;&|]{0,60}?--stdin)(?![\w-]))[^\n;&|]{0,300}?<<<[ \t]{0,4}['\"]?"
+               + _OPVAL),
+    re.compile(r"(?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED + r"""['"]?[ \t]{0,4}(?=\n""" + _STDIN_LINE + ")"),
+    re.compile(r"(?:^|(?<=\n))" + _STDIN_LINE + r"[^\n]{0,300}\n[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED))
+_STDIN_NEEDLES = ("password-stdin", "with-token", "sudo", "kinit", "passwd")
+# a password as a program's own operand where no name says so (96.; 76. has mysql, sshpass, registry logins, curl):
+# OpenSSL's `-passin|-passout|-pass pass:X` (openssl-passphrase-options(1)), redis-cli's `-a X` (redis-cli --help:
+# "-a <password>"), the OpenLDAP clients' `-w X` (ldapsearch(1): "-w passwd"), Samba's `-U user%X` (smbclient(1)),
+# Azure's `az login -p X` and the MongoDB shells' `-p X` (mongosh --help: "-p, --password")
+_OPERAND_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
+    r"-pass(?:in|out)?[ \t]{1,4}['\"]?pass:" + _OPVAL,
+    r"redis-cli(?=[ \t])[^\n;|&]{0,300}?[ \t]-a[ \t]{1,4}['\"]?" + _OPVAL,
+    r"ldap(?:search|modify|add|delete|passwd|compare|whoami|modrdn|exop)(?=[ \t])[^\n;|&]{0,300}?[ \t]-w[ \t]{1,4}"
+    r"['\"]?" + _OPVAL,
+    r"(?:smbclient|smbcacls|rpcclient|smbget)(?=[ \t])[^\n;|&]{0,300}?[ \t](?:-U|--user(?:name)?(?:=|[ \t]))[ \t]{0,4}"
+    r"['\"]?[^\s%'\"`\\;|&]{1,128}%" + _OPVAL,
+    r"(?:az[ \t]{1,4}login|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport)(?=[ \t])[^\n;|&]{0,300}?"
+    r"[ \t]-p[ \t]{1,4}['\"]?" + _OPVAL))
+_OPERAND_NEEDLES = ("pass:", "redis-cli", "ldap", "smb", "rpcclient", "az ", "mongo")
 _CMD_NEEDLES = ("mysql", "mariadb", "sshpass", "login", "curl")
 
 
@@ -290,8 +313,11 @@ def _redact(text):
     if any(n in low for n in _CMD_NEEDLES):
         for rx in _CMD_SECRETS:
             head = rx.sub(_cmd_secret, head)
-    if "password-stdin" in low:
+    if any(n in low for n in _STDIN_NEEDLES):
         for rx in _STDIN_SECRETS:
+            head = rx.sub(_cmd_secret, head)
+    if any(n in low for n in _OPERAND_NEEDLES):
+        for rx in _OPERAND_SECRETS:
             head = rx.sub(_cmd_secret, head)
     return head + (_SHAPES.sub(MARK, tail) if tail else "")
 
