@@ -234,3 +234,29 @@ def test_h1unfold_ntasks_with_ntasks_per_node_gives_the_node_count(tmp_path):
 def test_allocation_node_count_and_gpus_from_tasks(tmp_path, headers, nodes, gpn):
     _script, rs = _plan(tmp_path, "#!/bin/bash\n%s\nsrun python t.py\n" % headers, (), "j.sbatch")
     assert rs.allocation["nodes"] == nodes and rs.allocation.get("gpus_per_node") == gpn
+
+
+# ------------------------------------------------------------------ Slurm heterogeneous jobs (round 9's Left)
+# (the real Slurm's counts for each step: tests/test_launch29_slurm.py)
+def test_heterogeneous_job_components_and_het_group_steps(tmp_path):
+    _script, rs = _plan(tmp_path, "#!/bin/bash\n#SBATCH -N 2 --ntasks-per-node=4 --gres=gpu:4\n#SBATCH packjob\n"
+                                  "#SBATCH -N 1 -n 1\n"
+                                  "srun --het-group=0 torchrun --nnodes=2 --nproc_per_node=4 --rdzv_backend=c10d "
+                                  "--rdzv_endpoint=h:1 t.py\n"
+                                  "srun --pack-group=1 python serve.py\n"
+                                  "srun -n 3 --het-group=0-1 python x.py\n", (), "het.sbatch")
+    a = rs.allocation
+    assert (a["nodes"], a["tasks"], a["het_size"]) == (2, 8, 2)
+    agents, serve, both = rs.launches
+    assert agents.plan.nnodes_max == 2 and any("torchrun agents" in f or "agent" in f for f in agents.findings)
+    assert (serve.plan.nnodes_max, serve.plan.world_size()) == (1, 1)
+    assert both.plan.world_size() == 3 and any("counts are not read here" in n for n in both.plan.notes)
+    out = subprocess.run(["python3", "-m", "gpudoctor", "plan", str(tmp_path / "het.sbatch")], capture_output=True,
+                         text=True, cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    assert "(component 0 of a heterogeneous job of 2; srun --het-group=K runs in component K)" in out.stdout
+
+
+def test_a_het_group_the_job_does_not_have_is_refused(tmp_path):
+    _script, rs = _plan(tmp_path, "#!/bin/bash\n#SBATCH -N 1\n#SBATCH hetjob\n#SBATCH -N 1\nsrun --het-group=2 hostname\n",
+                        (), "h.sbatch")
+    assert "names a component the job does not have (it has 2: 0 to 1)" in rs.launches[0].refused

@@ -5,6 +5,8 @@ round 10's fix part) asks `#SBATCH -n 64` and `#SBATCH --ntasks-per-node 4`: the
 line nnodes unknown. sbatch(1) --ntasks-per-node: with --ntasks it is a maximum per node; Slurm allocates the fewest
 nodes that hold the tasks, ceil(N/T), as for srun (tests/test_launch27_slurm.py)."""
 
+import re
+
 import pytest
 
 from gpudoctor.launch.script import read_script
@@ -33,3 +35,38 @@ def test_sbatch_ntasks_with_ntasks_per_node_gets_the_nodes_the_plan_says(ms, tmp
     assert rs.allocation["nodes"] == nodes and rs.allocation["tasks"] == n
     (la,) = rs.launches
     assert (la.plan.nnodes_min, la.plan.nnodes_max, la.plan.world_size()) == (nodes, nodes, n)
+
+
+# Slurm heterogeneous jobs (launch28's and this round's searches found no public script with a repository name; the
+# shape of Slurm's own documentation, https://slurm.schedmd.com/heterogeneous_jobs.html): components split at
+# `#SBATCH hetjob`; the options were read as one job's, the second -N overriding the first
+HET = '''#!/bin/bash
+#SBATCH -N 1 -n 2
+#SBATCH hetjob
+#SBATCH -N 2 --ntasks-per-node=1
+echo "NNODES=$SLURM_NNODES NTASKS=$SLURM_NTASKS"
+echo S0; srun --het-group=0 hostname
+echo S1; srun --het-group=1 hostname
+echo S2; srun hostname
+echo S3; srun --het-group=0,1 hostname
+'''
+
+
+def test_heterogeneous_job_steps_run_in_the_components_they_name(ms, tmp_path):
+    script = tmp_path / "het.sbatch"
+    script.write_text(HET)
+    p = ms.run("sbatch", "--wait", "-o", str(tmp_path / "out.txt"), str(script), timeout=120, cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    text = (tmp_path / "out.txt").read_text()
+    assert "NNODES=1 NTASKS=2" in text, text  # the batch script's own counts are component 0's
+    steps, cur = {}, None
+    for ln in text.splitlines():
+        if re.match(r"^S\d$", ln):
+            cur = steps.setdefault(int(ln[1:]), [])
+        elif cur is not None and ln.strip() and not ln.startswith("srun:"):
+            cur.append(ln.strip())
+    real = [(len(set(steps[k])), len(steps[k])) for k in range(4)]  # (nodes, tasks) of each step
+    assert real == [(1, 2), (2, 2), (1, 2), (3, 4)], steps
+    rs = read_script(str(script), [], environ={})
+    assert [(la.plan.nnodes_max, la.plan.world_size()) for la in rs.launches] == real
+    assert rs.allocation["nodes"] == 1 and rs.allocation["het_size"] == 2

@@ -3517,7 +3517,35 @@ def sbatch_headers(text):
 
 
 def allocation(opts):
-    """The allocation the #SBATCH options ask for, and the SLURM_* variables it sets."""
+    """The allocation the #SBATCH options ask for, and the SLURM_* variables it sets. A heterogeneous job (`#SBATCH
+    hetjob` between its components' options, `packjob` before Slurm 20.02): the batch script's own SLURM_* are
+    component 0's, each component's counts are SLURM_*_HET_GROUP_<k> (the real Slurm 22.05 here, `-N 1 -n 2` hetjob
+    `-N 2 --ntasks-per-node=1`: SLURM_NNODES=1, SLURM_NTASKS=2, SLURM_JOB_NUM_NODES_HET_GROUP_1=2,
+    SLURM_NTASKS_HET_GROUP_1=2; tests/test_launch29_slurm.py; https://slurm.schedmd.com/heterogeneous_jobs.html)."""
+    comps, cur = [], []
+    for o in opts:
+        if o in ("hetjob", "packjob"):
+            comps.append(cur)
+            cur = []
+        else:
+            cur.append(o)
+    if not comps:
+        return _allocation(opts)
+    comps.append(cur)
+    a = _allocation(comps[0])
+    for k, c in enumerate(comps):
+        ak = _allocation(c)
+        for key, var in (("SLURM_JOB_NUM_NODES", "SLURM_JOB_NUM_NODES_HET_GROUP_%d"),
+                         ("SLURM_NTASKS", "SLURM_NTASKS_HET_GROUP_%d"),
+                         ("SLURM_NTASKS_PER_NODE", "SLURM_NTASKS_PER_NODE_HET_GROUP_%d")):
+            if key in ak["env"]:
+                a["env"][var % k] = ak["env"][key]
+    a["env"]["SLURM_HET_SIZE"] = len(comps)
+    a["het_size"] = len(comps)
+    return a
+
+
+def _allocation(opts):
     a = {}
     i = 0
     while i < len(opts):
@@ -4414,9 +4442,10 @@ def render_script(res):
     out = ["script         %s%s" % (res.path, (" " + " ".join(res.args)) if res.args else "")]
     a = res.allocation
     if a:
-        out.append("allocation     %s: nodes %s, tasks %s, GPUs per node %s" % (
+        out.append("allocation     %s: nodes %s, tasks %s, GPUs per node %s%s" % (
             _alloc_source(a), a.get("nodes") or a.get("nodes_range", "?"), a.get("tasks", "?"),
-            a.get("gpus_per_node", "?")))
+            a.get("gpus_per_node", "?"), " (component 0 of a heterogeneous job of %d; srun --het-group=K runs in "
+                                         "component K)" % a["het_size"] if a.get("het_size") else ""))
         if a.get("refused"):
             out.append("  refused      %s" % a["refused"])
     if not res.launches:

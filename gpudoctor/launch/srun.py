@@ -25,7 +25,8 @@ def _opts(opts):
     """{-N, -n, --ntasks-per-node} from srun's own options, both spellings."""
     out = {}
     alias = {"-N": "nodes", "--nodes": "nodes", "-n": "ntasks", "--ntasks": "ntasks",
-             "--ntasks-per-node": "ntasks_per_node", "-w": "nodelist", "--nodelist": "nodelist"}
+             "--ntasks-per-node": "ntasks_per_node", "-w": "nodelist", "--nodelist": "nodelist",
+             "--het-group": "het_group", "--pack-group": "het_group"}
     i = 0
     while i < len(opts):
         o = opts[i]
@@ -57,8 +58,49 @@ def _shell_script(prog, rest):
 TASK_SCRIPT_READ = "\0task-script-read"
 
 
+def _het_env(env, groups, own, plan):
+    """The job's counts as a step of the heterogeneous job's components `groups` (--het-group=1, 0,1, 0-1) sees them:
+    srun without --het-group runs in component 0, whose counts the batch script's SLURM_* are; with it, in each
+    component named, the step spanning them all (the real Slurm 22.05 here, tests/test_launch29_slurm.py: `-N 1 -n 2`
+    hetjob `-N 2 --ntasks-per-node=1`: `srun --het-group=1 hostname` ran 2 tasks on 2 nodes, `--het-group=0,1` 4 on 3;
+    https://slurm.schedmd.com/heterogeneous_jobs.html#job_steps)."""
+    size = int(env["SLURM_HET_SIZE"])
+    picked = set()
+    for part in groups.split(","):
+        m = re.match(r"^(\d{1,3})(?:-(\d{1,3}))?$", part.strip())
+        if not m:
+            refuse("srun", "invalid --het-group %r" % groups[:20])
+        picked.update(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
+    out = {k: v for k, v in env.items() if k not in ("SLURM_JOB_NUM_NODES", "SLURM_NNODES", "SLURM_NTASKS",
+                                                      "SLURM_NPROCS", "SLURM_NTASKS_PER_NODE")}
+    if max(picked) >= size:
+        refuse("srun", "--het-group=%s names a component the job does not have (it has %d: 0 to %d)" % (
+            groups[:20], size, size - 1))
+    nodes = [env.get("SLURM_JOB_NUM_NODES_HET_GROUP_%d" % k) for k in sorted(picked)]
+    tasks = [env.get("SLURM_NTASKS_HET_GROUP_%d" % k) or n for k, n in zip(sorted(picked), nodes)]
+    if len(picked) == 1:
+        k = next(iter(picked))
+        for key, var in (("SLURM_JOB_NUM_NODES", "SLURM_JOB_NUM_NODES_HET_GROUP_%d"),
+                         ("SLURM_NTASKS", "SLURM_NTASKS_HET_GROUP_%d"),
+                         ("SLURM_NTASKS_PER_NODE", "SLURM_NTASKS_PER_NODE_HET_GROUP_%d")):
+            if env.get(var % k):
+                out[key] = env[var % k]
+        plan.note("heterogeneous job: the step runs in component %d, its counts" % k)
+    elif not own and all((x or "").isdigit() for x in nodes + tasks):
+        out["SLURM_JOB_NUM_NODES"] = str(sum(int(x) for x in nodes))
+        out["SLURM_NTASKS"] = str(sum(int(x) for x in tasks))
+        plan.note("heterogeneous job: the step spans components %s, their nodes and tasks together" % (
+            ", ".join(map(str, sorted(picked)))))
+    else:
+        plan.note("heterogeneous job: the step spans components %s; its counts are not read here" % (
+            ", ".join(map(str, sorted(picked)))))
+    return out
+
+
 def read(plan, opts, argv, env):
     o = _opts(opts)
+    if "het_group" in o and (env.get("SLURM_HET_SIZE") or "").isdigit():
+        env = _het_env(env, o["het_group"], any(k in o for k in ("nodes", "ntasks", "ntasks_per_node")), plan)
     plan.launcher = "srun"
     plan.wrapper = None
     where = "srun"
