@@ -48,7 +48,8 @@ def _root(kb, data):
 
 
 def _lines(f):
-    return [x for c in f["causes"] for x in c["fix"] if "c10d's" in x or "its check _ensure" in x]
+    return [x for c in f["causes"] for x in c["fix"] if "c10d's" in x or "its check _ensure" in x
+            or "to the NCCL backend" in x]
 
 
 def test_regenerated_from_the_slice_is_the_committed_table(tmp_path):
@@ -67,13 +68,16 @@ def test_regenerated_from_the_slice_is_the_committed_table(tmp_path):
 
 def test_table_reads_the_helpers_ops_and_the_collectives_arguments():
     t = callarg.table()
-    assert t["sites"] == [] and t["header"]["version"] == "torch 2.13.0+cpu"
+    assert t["sites"] == [] and t["header"]["version"].startswith("torch 2.13.0+cpu; pytorch/pytorch ProcessGroupNCCL")
     by = {(h["helper"], h["text"]): h for h in t["helpers"]}
     root = by[("assertRootRank", "invalid root rank: ")]
     assert root["test"] == "rank < 0 || rank >= size" and root["reads"] == "rank"
     assert by[("assertScatterInputTensorList", "Incorrect input list size ")]["reads"] == "input"
     assert by[("assertRootTensor", "invalid root tensor: ")]["reads"] == "root_tensor"
-    assert t["ops"]["scatter"] == {"tensors": ["outputs", "inputs"], "options": "ScatterOptions", "root": True}
+    # ProcessGroup.hpp's method (what Python calls), its tensor parameters in order
+    assert t["ops"]["scatter"] == {"tensors": ["outputTensors", "inputTensors"], "options": "ScatterOptions",
+                                   "root": True}
+    assert t["ops"]["all_gather_single"]["tensors"] == ["outputBuffer", "inputBuffer"]
     assert t["ops"]["allreduce"]["root"] is False
     calls = {c["api"]: c for c in t["calls"]}
     # opts.rootRank = group_src, group_src = _canonicalize_group_rank(group, src, group_src, ...)
@@ -233,3 +237,33 @@ def test_index_table_from_the_source():
     assert t["checks"]["torch.distributed.batch_isend_irecv"] == {"_check_p2p_op_list": [["p2p_op_list"]]}
     assert t["check_params"]["_check_p2p_op_list"] == ["p2p_op_list"]
     assert t["signature"]["torch.distributed.barrier"][:2] == ["group", "async_op"]
+
+
+@pytest.mark.parametrize("case_id, want", [
+    # torch 2.9's all_gather_into_tensor raises in its own frame; 2.13 made it an alias of all_gather_single
+    ("p2-all_gather_into_tensor_size", ["torch.distributed.all_gather_into_tensor hands output_tensor= / "
+                                        "input_tensor= to the NCCL backend", "output tensor size must be equal to "
+                                        "world_size times input tensor size", "(it passes output_tensor=full"]),
+    ("p2-reduce_scatter_shape", ["torch.distributed.reduce_scatter_tensor hands output= / input=",
+                                 "`inputTensor.numel() != outputTensor.numel() * size_`",
+                                 "(it passes output=shard, input=grads)"]),
+    ("p2-nccl_non_contiguous", ["torch.distributed.all_reduce hands tensor= to the NCCL backend",
+                                "Tensors must be contiguous", "(it passes tensor=g)"]),
+])
+def test_nccl_tensor_refusals(kb, case_id, want):
+    lines = _lines(_root(kb, _case(case_id)))
+    assert len(lines) == 1, lines
+    for w in want:
+        assert w in lines[0], (w, lines[0])
+
+
+def test_nccl_table_and_aliases():
+    t = callarg.table()
+    by = {r["text"]: r for r in t["nccl"]}
+    assert by["Tensors must be contiguous"]["reads"] == "tensors"
+    assert by["input tensor must be the same size as output size times world size"]["test"] == \
+        "inputTensor.numel() != outputTensor.numel() * size_"
+    assert by["Input tensor data type is not supported for NCCL process group: "]["reads"] == "input"
+    calls = {c["api"]: c for c in t["calls"]}
+    alias = calls["torch.distributed.all_gather_into_tensor"]
+    assert alias["op"] == "all_gather_single" and alias["args"] == [["output_tensor"], ["input_tensor"]]

@@ -16,8 +16,8 @@ imported; C++ headers ship in it under torch/include/):
     message's literal start (its matcher), and what it reads: `rank` (a root rank: the op's options' rootRank),
     `input` / `output` (the message names the op's input or output tensor list), else `tensors` (the tensor list it
     is handed);
-  - ops: each backend method of ProcessGroupGloo.hpp (its tensor parameters, in order) and the rootRank field of its
-    options struct (Types.hpp);
+  - ops: each method of ProcessGroup.hpp (what Python calls: `group.all_gather_single(...)`) and of
+    ProcessGroupGloo.hpp (its tensor parameters, in order) and the rootRank field of its options struct (Types.hpp);
   - calls: each public function of torch/distributed/distributed_c10d.py that calls `<group>.<op>(...)`: per
     positional argument of that call, the function's parameters it is made of (following local assignments:
     `input_tensors = [scatter_list]`), and the parameters `opts.rootRank` is made of; `group` and `async_op` are
@@ -35,9 +35,13 @@ Usage:
         (writes tools/data/c10d_args_slice.txt.gz too: the four files' pieces it reads)
     python tools/gen_c10d_args.py --slice tools/data/c10d_args_slice.txt.gz -o OUT   (the test)
 
-Source: torch (https://pypi.org/project/torch/, BSD-3-Clause, github.com/pytorch/pytorch):
+Sources: torch (https://pypi.org/project/torch/, BSD-3-Clause, github.com/pytorch/pytorch):
 torch/include/torch/csrc/distributed/c10d/{Utils.hpp,ProcessGroupGloo.hpp,Types.hpp} and
-torch/distributed/distributed_c10d.py of the wheel.
+torch/distributed/distributed_c10d.py of the wheel; ProcessGroupNCCL.cpp's statements as tools/data/
+torch_cpp_source.txt pins them (copied from https://github.com/pytorch/pytorch at the commit its header names; a
+CPU wheel has no ProcessGroupNCCL): its tensor refusals ("Tensors must be contiguous", "input tensor must be the
+same size as output size times world size"), each with the test before it and what it reads by its words
+(table key "nccl").
 """
 
 import argparse
@@ -55,13 +59,16 @@ GENERATOR = "tools/gen_c10d_args.py"
 NAME = "c10d_args"
 SLICE = os.path.join(knowgen.DATA, "c10d_args_slice.txt.gz")
 INC = "torch/include/torch/csrc/distributed/c10d/"
-FILES = [INC + "Utils.hpp", INC + "ProcessGroupGloo.hpp", INC + "Types.hpp", "torch/distributed/distributed_c10d.py"]
+FILES = [INC + "Utils.hpp", INC + "ProcessGroupGloo.hpp", INC + "ProcessGroup.hpp", INC + "Types.hpp",
+         "torch/distributed/distributed_c10d.py"]
 BACKEND = "ProcessGroupGloo"
 CONTEXT = {"group", "async_op"}  # a collective's parameters that say where / how, not the value a check reads
 
 _HELPER = re.compile(r"inline void (assert\w+)\(\s*(?:const )?std::function<void\(const std::string&\)>&? fn,"
                      r"(.*?)\)\s*\{", re.S)
 _OP = re.compile(r"c10::intrusive_ptr<Work> ([a-z_]+)\(([^;]*?)\)\s*override;", re.S)
+# ProcessGroup.hpp: the methods Python calls (`group.all_gather_single(...)`), each dispatching to its backend
+_PG_OP = re.compile(r"virtual c10::intrusive_ptr<Work> ([a-z_]+)\(([^;{]*?)\)\s*\{", re.S)
 _OPTS = re.compile(r"struct (\w+Options)\s*(?::\s*\w+\s*)?\{([^}]*)\}", re.S)
 
 
@@ -108,11 +115,12 @@ def helpers(src):
     return out
 
 
-def ops(hpp, types):
-    """{op: {"tensors": [tensor parameter names], "options": struct, "root": bool}} of the backend's methods."""
+def ops(hpp, types, pg=""):
+    """{op: {"tensors": [tensor parameter names], "options": struct, "root": bool}} of the backend's methods and
+    of ProcessGroup's (``pg``: the names Python calls; a backend's own name kept where ProcessGroup has none)."""
     fields = {m.group(1): m.group(2) for m in _OPTS.finditer(types)}
     out = {}
-    for m in _OP.finditer(hpp):
+    for m in list(_OP.finditer(hpp)) + list(_PG_OP.finditer(pg)):
         ps = [p.strip() for p in m.group(2).split(",")]
         tensors = [p.split()[-1].lstrip("&*") for p in ps if "Tensor" in p and "=" not in p]
         opt = next((re.search(r"(\w+Options)&", p).group(1) for p in ps if re.search(r"\w+Options&", p)), None)
@@ -238,11 +246,103 @@ def module_checks(src):
     return {"checks": checks, "check_params": check_params, "index": index, "signature": signature}
 
 
+# ProcessGroupNCCL.cpp's statements, pinned in the repository (tools/data/torch_cpp_source.txt: copied from
+# pytorch/pytorch at the commit its header names; a CPU wheel holds no ProcessGroupNCCL)
+NCCL_CPP = "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
+_THROW = re.compile(r"\b(C10_THROW_ERROR|TORCH_CHECK_WITH|TORCH_CHECK)\(")
+_LIT = re.compile(r'\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _lits(arg):
+    """The leading string literals of a C++ argument joined: `"a " "b"`, `c10::str("a ", x, ...)`, `"a" + x`."""
+    arg = arg.strip()
+    m = re.match(r"c10::str\(", arg)
+    if m:
+        inner = knowgen.call_args(arg, m.end()) or []
+        out = []
+        for a in inner:
+            got = _lits(a)
+            if not got or got != a.strip().strip('"'):
+                out.append(got)
+                break
+            out.append(got)
+        return "".join(out)
+    out, i = [], 0
+    while True:
+        m = _LIT.match(arg, i)
+        if not m:
+            break
+        out.append(knowgen.c_unescape(m.group(1)))
+        i = m.end()
+    return "".join(out)
+
+
+def nccl_checks(blocks):
+    """[{text, test, reads, re}] of ProcessGroupNCCL.cpp's refusals that speak of tensors: the message's literal
+    start, the test it is raised under (TORCH_CHECK's condition as `!(cond)`, or the `if (...)` right before a
+    C10_THROW_ERROR), and what it reads by its words (the op's input or output tensor, else its tensors)."""
+    out, seen = [], set()
+    for text in blocks:
+        for m in _THROW.finditer(text):
+            args = knowgen.call_args(text, m.end()) or []
+            if m.group(1) == "C10_THROW_ERROR":
+                cond, lits = None, args[1:]
+            elif m.group(1) == "TORCH_CHECK_WITH":
+                cond, lits = (args[1] if len(args) > 1 else None), args[2:]
+            else:
+                cond, lits = (args[0] if args else None), args[1:]
+            msg = "".join(_lits(a) for a in lits[:1])
+            if len(msg) < 16 or "ensor" not in msg or "::" in msg or msg in seen:
+                continue
+            seen.add(msg)
+            if cond:
+                test = "!(%s)" % " ".join(cond.split())
+            else:
+                before = text[max(0, m.start() - 300):m.start()]
+                g = re.search(r"if \(([^{};]*)\)\s*\{\s*$", before)
+                test = " ".join(g.group(1).split()) if g else ""
+            low = msg.lower()
+            reads = ("tensors" if "input" in low and "output" in low else "input" if low.startswith("input tensor")
+                     else "output" if low.startswith("output tensor") else "tensors")
+            out.append({"text": msg, "test": test, "reads": reads,
+                        "re": knowgen.printf_to_regex(msg.replace("%", "%%"))[0]})
+    return out
+
+
+def aliases(src, rows):
+    """Rows for the public functions that only hand their arguments on to a collective of the table
+    (`def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False): return
+    all_gather_single(output_tensor, input_tensor, group, async_op)`, torch 2.13; the name older releases raise
+    under): the target's row with its parameters renamed to the alias's."""
+    by = {r["api"].rsplit(".", 1)[-1]: r for r in rows}
+    out = []
+    for fn in ast.parse(src).body:
+        if not isinstance(fn, ast.FunctionDef) or fn.name.startswith("_") or fn.name in by:
+            continue
+        own = [a.arg for a in fn.args.args]
+        for n in ast.walk(fn):
+            if not (isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
+                    and n.value.func.id in by):
+                continue
+            target = by[n.value.func.id]
+            if not all(isinstance(a, ast.Name) and a.id in own for a in n.value.args) or n.value.keywords:
+                continue
+            rename = {t: a.id for t, a in zip(target["params"], n.value.args)}
+            row = dict(target, api="torch.distributed." + fn.name, params=own,
+                       args=[[rename.get(p, p) for p in a] for a in target["args"]],
+                       root=[rename.get(p, p) for p in target["root"]],
+                       checks={k: [[rename.get(p, p) for p in a] for a in v] for k, v in target["checks"].items()})
+            out.append(row)
+            break
+    return out
+
+
 def build(files, version):
     src = dict(files)
     hs = helpers(src[INC + "Utils.hpp"])
-    backend_ops = ops(src[INC + "ProcessGroupGloo.hpp"], src[INC + "Types.hpp"])
+    backend_ops = ops(src[INC + "ProcessGroupGloo.hpp"], src[INC + "Types.hpp"], src.get(INC + "ProcessGroup.hpp", ""))
     cs = calls(src["torch/distributed/distributed_c10d.py"], backend_ops)
+    cs += aliases(src["torch/distributed/distributed_c10d.py"], cs)
     for h in hs:
         h["re"] = knowgen.printf_to_regex(h["text"].replace("%", "%%"))[0]
     return {"header": knowgen.header(
@@ -252,6 +352,7 @@ def build(files, version):
         "c10d's C++ argument checks (Utils.hpp) and the Python collective argument each reads; no family "
         "(read by explain/callarg.py)"),
         "sites": [], "backend": BACKEND, "helpers": hs, "ops": backend_ops, "calls": cs,
+        "nccl": nccl_checks([t for n, t in files if n == NCCL_CPP]),
         **module_checks(src["torch/distributed/distributed_c10d.py"])}
 
 
@@ -265,7 +366,8 @@ def _py_slice(src):
             continue
         seg = ast.get_source_segment(src, fn)
         public = not fn.name.startswith("_")
-        if (fn.name.startswith(("_check", "_ensure")) or public and (
+        alias = public and re.search(r"\n\s*return [a-z_]+\(", seg)
+        if (fn.name.startswith(("_check", "_ensure")) or alias or public and (
                 re.search(r"\b(?:group|pg|default_pg)\.[a-z_]+\(", seg) or _private_checks(fn) or _indexes(fn))):
             keep.append(textwrap.dedent(seg).replace("\n=== ", "\n ===").rstrip() + "\n")
     return "\n".join(keep)
@@ -276,7 +378,9 @@ def from_wheel(path):
         files = [(f, z.read(f).decode("utf-8")) for f in FILES]
         version = next((n.split("/")[0][len("torch-"):-len(".dist-info")] for n in z.namelist()
                         if n.startswith("torch-") and n.endswith(".dist-info/METADATA")), "unknown")
-    return files, "torch " + version
+    cpp, cpp_version = knowgen.read_slice(os.path.join(knowgen.DATA, "torch_cpp_source.txt"))
+    nccl = [(n, t) for n, t in cpp if n == NCCL_CPP]
+    return files + nccl, "torch %s; %s" % (version, cpp_version.split(",")[0])
 
 
 def write_slice(files, version, path=SLICE):
@@ -285,11 +389,16 @@ def write_slice(files, version, path=SLICE):
              "distributed_c10d.py that call a backend op); BSD-3-Clause, https://github.com/pytorch/pytorch\n"
              % (version, GENERATOR)]
     for name, text in files:
+        if name == NCCL_CPP:
+            parts.append("=== %s\n%s\n" % (name, text))
+            continue
         if name.endswith("Utils.hpp"):
             text = "\n".join("inline void %s%s}\n" % (m.group(0)[len("inline void "):], _block(text, m.end()))
                              for m in _HELPER.finditer(text))
         elif name.endswith("ProcessGroupGloo.hpp"):
             text = "\n".join(m.group(0) for m in _OP.finditer(text))
+        elif name.endswith("ProcessGroup.hpp"):
+            text = "\n".join(m.group(0) + "\n  }" for m in _PG_OP.finditer(text))
         elif name.endswith("Types.hpp"):
             text = "\n".join(m.group(0) for m in _OPTS.finditer(text))
         else:

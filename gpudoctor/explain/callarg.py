@@ -13,7 +13,9 @@ message>` and a traceback frame is that collective (distributed_c10d.py, the fun
 line after the cause's first: the call, the argument that became what the helper read (with what the user's line
 passed as it, when that is a plain name or number), the helper's test as written, and the remedy the test gives
 (a root rank: 0 .. the group's size - 1; a list size: one tensor per rank of the group; an empty list; matching
-sizes / dtypes). Three more readings of the same table, for Python checks of distributed_c10d.py the user's call reaches:
+sizes / dtypes). More readings of the same table:
+  - ProcessGroupNCCL.cpp's tensor refusals (no op prefix: "Tensors must be contiguous", "output tensor size must be
+    equal to world_size times input tensor size") under a collective's frame: the arguments that became them;
   - `_ensure_all_tensors_same_dtype` (two dtypes): the collective's output list and input, with the user's names:
     allocate the output with torch.empty_like(<input>) / dtype=<input>.dtype, or cast the input;
   - an IndexError at `param[N]` (the line the traceback prints) where param is the collective's own argument or
@@ -34,6 +36,7 @@ MAX_MSG = 2000
 _PREFIX = re.compile(r"^\s{0,8}(ProcessGroup[A-Za-z]{0,12})::([a-z_]{1,40}):\s{0,4}(.{1,500})", re.S)
 UTILS = "torch/csrc/distributed/c10d/Utils.hpp"
 C10D = "torch/distributed/distributed_c10d.py"
+NCCL_CPP = "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
 
 
 def table():
@@ -275,6 +278,35 @@ def _index_line(tb):
                 "" if i == 0 else "s", (" (it passes %s)" % ", ".join(passed) if passed else "") + where))
 
 
+def _nccl_line(tb, msg):
+    """ProcessGroupNCCL.cpp's tensor refusal ("Tensors must be contiguous", "input tensor must be the same size as
+    output size times world size") under a collective's frame: the arguments that became the tensors it read."""
+    row = next((r for r in table().get("nccl") or [] if re.match(r["re"], msg.strip())), None)
+    if not row:
+        return None
+    got = None
+    for file, _line, fn in reversed(tb.get("frames") or []):
+        if file.replace("\\", "/").endswith(C10D):
+            got = next((c for c in table().get("calls") or [] if c["api"].rsplit(".", 1)[-1] == fn), None)
+            if got:
+                break
+    if not got:
+        return None
+    ops = table().get("ops") or {}
+    h = {"reads": row["reads"]}
+    targets = _ordered(_targets(h, got, ops), got)
+    if not targets:
+        return None
+    kwargs = _bound(userline.user_frame(tb), got)
+    passed = ["%s=%s" % (p, kwargs[p]) for p in targets if p in kwargs]
+    user = pytb.last_user_frame(tb)
+    where = " in your call at %s line %d" % (sh(user[0]), user[1]) if user and user[1] else ""
+    return ("%s hands %s to the NCCL backend, whose check refuses %s: \u201c%s\u201d%s (%s): change %s%s%s" % (
+        got["api"], " / ".join("%s=" % p for p in targets), "them" if len(targets) > 1 else "it",
+        row["text"].strip(), " under `%s`" % row["test"] if row["test"] else "", NCCL_CPP,
+        " / ".join("%s=" % p for p in targets), " (it passes %s)" % ", ".join(passed) if passed else "", where))
+
+
 def fill(scan, findings, tb):
     f = findings[0] if findings else None
     if f is None or f.get("role") != "root" or not f.get("causes") or not tb:
@@ -283,7 +315,7 @@ def fill(scan, findings, tb):
     m = _PREFIX.match(msg)
     if not m:
         got = _private_check(tb, msg)
-        line = _dtype_line(tb, f, *got) if got else _guard_line(tb) or _index_line(tb)
+        line = _dtype_line(tb, f, *got) if got else _guard_line(tb) or _index_line(tb) or _nccl_line(tb, msg)
         fixes = f["causes"][0]["fix"]
         if line and line not in fixes:
             at = next((i + 1 for i, x in enumerate(fixes) if " refuses this when `" in x), min(1, len(fixes)))
