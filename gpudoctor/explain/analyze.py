@@ -433,6 +433,15 @@ def analyze(scan, kb, assume_error=False):
         findings = []
     if findings:
         verdict = "echo_only" if findings[0]["kind"] == "echo" else "root_cause"
+        if verdict == "echo_only" and done is None and (_failshape._answer_hit(scan) or ("",))[0] == "notfound":
+            # (exec29) an echo (pdsh's / a launcher's 'exited with exit code 127') beside the failure line it echoes
+            # in a shape failshape.py reads (a shell's 'command not found'): that line is the root, the echo its echo
+            got = structural(scan, kb)
+            if got and got["kind"] != "echo":
+                findings.insert(0, got)
+                for f in findings[1:]:
+                    f["role"] = "related" if f.get("role") == "root" else f.get("role")
+                verdict = "root_cause"
         if verdict == "echo_only":
             findings[0]["notes"].append("Only the echo of a failure was found: the error that started it is earlier "
                                         "in the full log or in another rank's log.")
