@@ -260,3 +260,81 @@ def test_a_het_group_the_job_does_not_have_is_refused(tmp_path):
     _script, rs = _plan(tmp_path, "#!/bin/bash\n#SBATCH -N 1\n#SBATCH hetjob\n#SBATCH -N 1\nsrun --het-group=2 hostname\n",
                         (), "h.sbatch")
     assert "names a component the job does not have (it has 2: 0 to 1)" in rs.launches[0].refused
+
+
+# ------------------------------------------------------------------ SkyPilot task YAMLs (round 9's Left)
+# SkyPilot's own multi-node example (https://docs.skypilot.co/en/stable/running-jobs/distributed-jobs.html, "minGPT-ddp"):
+# read as a shell script, its torchrun had every SKYPILOT_* unknown (nnodes, nproc_per_node, world unknown)
+SKY = '''name: minGPT-ddp
+
+resources:
+    accelerators: A100:8
+
+num_nodes: 2
+
+envs:
+    LOGLEVEL: INFO
+
+setup: |
+    git clone --depth 1 https://github.com/pytorch/examples || true
+
+run: |
+    cd examples
+    cd mingpt
+    export LOGLEVEL=INFO
+
+    MASTER_ADDR=$(echo "$SKYPILOT_NODE_IPS" | head -n1)
+    echo "Starting distributed training, head node: $MASTER_ADDR"
+
+    torchrun \\
+    --nnodes=$SKYPILOT_NUM_NODES \\
+    --nproc_per_node=$SKYPILOT_NUM_GPUS_PER_NODE \\
+    --node_rank=${SKYPILOT_NODE_RANK} \\
+    --master_addr=$MASTER_ADDR \\
+    --master_port=8008 \\
+    main.py
+'''
+
+
+def test_skypilot_task_run_block_is_planned_with_skypilots_variables(tmp_path):
+    script, rs = _plan(tmp_path, SKY, (), "mingpt.yaml")
+    (la,) = rs.launches
+    assert la.line == 22 and la.argv[:3] == ["torchrun", "--nnodes=2", "--nproc_per_node=8"]
+    p = la.plan
+    assert (p.nnodes_max, p.nproc_per_node, p.world_size(), p.master_port) == (2, 8, 16, 8008)
+    assert {u.why for u in la.unknown} >= {"each node's own rank (SkyPilot sets 0..num_nodes-1 on each node)"}
+    assert any("read as a SkyPilot task: its run: commands (lines 15-" in n for n in rs.notes), rs.notes
+    # what bash runs on the head node with the variables SkyPilot sets there
+    run = tmp_path / "run.sh"
+    run.write_text("\n".join(ln[4:] for ln in SKY.split("run: |\n", 1)[1].split("\n")))
+    env = {"SKYPILOT_NUM_NODES": "2", "SKYPILOT_NUM_GPUS_PER_NODE": "8", "SKYPILOT_NODE_RANK": "0",
+           "SKYPILOT_NODE_IPS": "10.0.0.1\n10.0.0.2"}
+    (real,) = [r for r in bash_run(tmp_path, run, env=env) if r[0] == "torchrun"]
+    assert agrees(la.argv, real) and real[4] == "--master_addr=10.0.0.1", (la.argv, real)
+
+
+@pytest.mark.parametrize("resources, num_nodes, want", [
+    ("resources:\n  accelerators: {H100: 4}\n", "num_nodes: 3\n", (3, 4, 12)),
+    ("resources:\n  accelerators: [A100:8, H100:8]\n", "", (1, 8, 8)),       # any of: 8 either way; 1 node
+    ("resources:\n  accelerators: [A100:8, L4:4]\n", "", (1, None, None)),   # which one: at run time
+    ("", "num_nodes: 2\n", (2, None, None)),                                   # no GPUs named: sky launch --gpus
+])
+def test_skypilot_accelerators_and_nodes(tmp_path, resources, num_nodes, want):
+    _script, rs = _plan(tmp_path, resources + num_nodes + "run: |\n  torchrun --nnodes=$SKYPILOT_NUM_NODES "
+                        "--nproc_per_node=$SKYPILOT_NUM_GPUS_PER_NODE --rdzv_backend=c10d --rdzv_endpoint=h:1 t.py\n",
+                        (), "t.yaml")
+    p = rs.launches[0].plan
+    assert (p.nnodes_max, p.nproc_per_node, p.world_size()) == want
+
+
+def test_a_yaml_without_run_is_read_as_before(tmp_path):
+    _script, rs = _plan(tmp_path, "compute_environment: LOCAL_MACHINE\nnum_machines: 2\n", (), "acc.yaml")
+    assert rs.launches == [] and not any("SkyPilot" in n for n in rs.notes)
+
+
+def test_skypilot_envs_are_the_run_commands_and_a_secret_stays_out_of_the_plan(tmp_path):
+    script, _rs = _plan(tmp_path, "envs:\n  HF_TOKEN: hf_abcdefghijklmnopqrstu\n  LR: '3e-4'\nrun: |\n"
+                                  "  torchrun --nproc_per_node=2 t.py --token $HF_TOKEN --lr $LR\n", (), "s.yaml")
+    out = subprocess.run(["python3", "-m", "gpudoctor", "plan", "--json", str(script)], capture_output=True,
+                         text=True, cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    assert "abcdefghij" not in out.stdout and "--lr 3e-4" in out.stdout.replace('", "', " "), out.stdout

@@ -3666,9 +3666,13 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
         raise InputError("%s is a Kubernetes manifest (kind: %s), not a shell script: plan reads launch scripts "
                          "and launch lines, not manifests; plan the container's command with --launch '...'"
                          % (path, kind))
-    headers = sbatch_headers(text) + list(sbatch_options)
+    sky = _skypilot_task(path, text)
+    shell = text if sky is None else "\n" * sky["base"] + sky["run"]  # the run: block at its own line numbers
+    headers = sbatch_headers(shell) + list(sbatch_options)
     batch = bool(headers) or path.endswith((".sbatch", ".slurm"))
     r = Reader(path, list(args), environ=environ, batch=batch)
+    if sky is not None:
+        _skypilot_env(r, sky)
     if headers:
         alloc = allocation(headers)
         r.result.allocation = {k: v for k, v in alloc.items() if k != "env"}
@@ -3678,7 +3682,7 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
         for k in alloc["env"]:
             r.result.from_allocation[k] = "from the allocation (%s)" % _alloc_source(r.result.allocation)
     r.result.texts[:0] = [text, path] + list(args)
-    r.run_text(text)
+    r.run_text(shell)
     for name, body in list(r.functions.items()):
         if name not in r.called:
             # never called with a known name (`"$@"` dispatch, or not at all): read once on its
@@ -3694,7 +3698,7 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
     for la in r.result.launches:
         _plan_launch(r, la)
     _ranks_started_here(r)
-    err = _bash_syntax_error(text)
+    err = _bash_syntax_error(shell)
     if err and not (err[1].startswith("unexpected EOF") and any("never closed" in n for n in r.result.notes)):
         # Megatron-DeepSpeed's examples/pretrain_gpt.sh line 7, `CHECKPOINT_PATH=<Specify path>`:
         # a template bash refuses ("syntax error near unexpected token `newline'"); the script
@@ -3704,7 +3708,7 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
         # of it, so the error stops the script at that command's first line: MiniCPM-V's run_inference.sh has
         # `[[ ... *"MMBench_TEST"*]]` (no blank before ]]) on line 29 of a for loop that starts on line 23, and bash
         # runs neither of the loop's torchrun lines 25-26
-        start = _command_start(text, err[0]) if any(la.line < err[0] for la in r.result.launches) else err[0]
+        start = _command_start(shell, err[0]) if any(la.line < err[0] for la in r.result.launches) else err[0]
         for la in r.result.launches:
             if la.line >= start and not la.refused:
                 la.findings.append(("bash stops the script with a syntax error at line %d (%s), before this line "
@@ -3728,6 +3732,75 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
 
 
 WINDOWS_ENDINGS = "the script has Windows line endings (CRLF)"
+
+
+def _skypilot_task(path, text):
+    """A SkyPilot task YAML (`run: |` the commands each node runs; `num_nodes`, `resources.accelerators`, `envs`;
+    https://docs.skypilot.co/en/latest/reference/yaml-spec.html): {run, base (the lines before its first), num_nodes,
+    gpus, envs}, else None. Read as a shell script it planned its `run:` lines with every SkyPilot variable unknown
+    (round 9's Left: SkyPilot YAMLs unmeasured; launch29)."""
+    if not str(path).endswith((".yaml", ".yml")) or not re.search(r"(?m)^run:", text):
+        return None
+    from gpudoctor.launch.configs import load_yaml
+
+    try:
+        doc = load_yaml(path, "SkyPilot task YAML")
+    except InputError:
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("run"), str):
+        return None
+    lines = text.split("\n")
+    k = next(i for i, ln in enumerate(lines) if ln.startswith("run:"))
+    # `run: |` (a literal block): its text starts on the next line, line for line; `run: cmd`: on this one
+    base = k + 1 if re.match(r"^run:\s*[|>]", lines[k]) else k
+    res = doc.get("resources") if isinstance(doc.get("resources"), dict) else {}
+    acc, gpus = res.get("accelerators"), None
+    counts = []
+    for item in (acc if isinstance(acc, (list, tuple)) else [acc] if acc is not None else []):
+        if isinstance(item, dict):
+            counts += [v for v in item.values()]
+        elif isinstance(item, str):
+            m = re.match(r"^[^:]+:\s*([0-9]+(?:\.[0-9]+)?)$", item.strip())
+            counts.append(m.group(1) if m else 1)
+    if isinstance(acc, dict):
+        counts = list(acc.values())
+    counts = [c for c in counts if re.fullmatch(r"[0-9]{1,4}", str(c))]
+    if counts and len(set(map(str, counts))) == 1:
+        gpus = int(counts[0])
+    nn = doc.get("num_nodes", 1)
+    envs = doc.get("envs") if isinstance(doc.get("envs"), dict) else {}
+    return dict(run=doc["run"], base=base, num_nodes=nn if isinstance(nn, int) and 0 < nn < 100000 else None,
+                gpus=gpus, envs={str(k): v for k, v in envs.items()}, end=base + doc["run"].count("\n"))
+
+
+def _skypilot_env(r, sky):
+    """What SkyPilot gives each node's `run` commands (SkyPilot's native variables,
+    https://docs.skypilot.co/en/latest/running-jobs/environment-variables.html): SKYPILOT_NUM_NODES (num_nodes),
+    SKYPILOT_NUM_GPUS_PER_NODE (the accelerators' count), SKYPILOT_NODE_RANK (0.. on each node), SKYPILOT_NODE_IPS
+    (the nodes' IPs, one a line, the head node's first), and the task's `envs` (sky launch --env overrides them)."""
+    import shlex
+
+    pre = []
+    for k, v in sky["envs"].items():
+        if re.match("^" + NAME + "$", k) and v is not None and not isinstance(v, (dict, list)) and str(v) != "":
+            pre.append("export %s=%s" % (k, shlex.quote(str(v))))
+    known = []
+    if sky["num_nodes"] is not None:
+        pre.append("export SKYPILOT_NUM_NODES=%d" % sky["num_nodes"])
+        known.append("SKYPILOT_NUM_NODES=%d (num_nodes)" % sky["num_nodes"])
+    if sky["gpus"] is not None:
+        pre.append("export SKYPILOT_NUM_GPUS_PER_NODE=%d" % sky["gpus"])
+        known.append("SKYPILOT_NUM_GPUS_PER_NODE=%d (resources.accelerators)" % sky["gpus"])
+    r.run_text("\n".join(pre) + "\n")
+    r.line = 0
+    r.assign("SKYPILOT_NODE_RANK", r.unknown("$SKYPILOT_NODE_RANK", "each node's own rank (SkyPilot sets 0.."
+                                             "num_nodes-1 on each node)"))
+    r.assign("SKYPILOT_NODE_IPS", r.unknown("$SKYPILOT_NODE_IPS", "the task's node IPs, one a line, the head node's "
+                                            "first (SkyPilot)", host=True))
+    r.exported.update(("SKYPILOT_NODE_RANK", "SKYPILOT_NODE_IPS"))
+    r.result.notes.append("read as a SkyPilot task: its run: commands (lines %d-%d) run on each of its nodes%s%s" % (
+        sky["base"] + 1, max(sky["base"] + 1, sky["end"]), "; " + ", ".join(known) if known else "",
+        " (sky launch --num-nodes / --gpus / --env override the YAML's)" if known or sky["envs"] else ""))
 
 
 def _bash_syntax_error(text):
