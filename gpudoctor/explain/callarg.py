@@ -349,6 +349,7 @@ def fill(scan, findings, tb):
         fixes.insert(min(1, len(fixes)), line)
     note = ("The check that refused it: c10d's %s (%s, in the torch wheel's headers) under `%s`, called by %s::%s, "
             "which %s reaches (%s; tools/gen_c10d_args.py)." % (
-                h["helper"], UTILS, h["test"], backend, op, row["api"], table().get("header", {}).get("version", "")))
+                h["helper"], UTILS, h["test"], backend, op, row["api"],
+                table().get("header", {}).get("version", "").split(";")[0]))
     if note not in f["notes"]:
         f["notes"].append(note)
