@@ -297,3 +297,31 @@ def test_explain_quotes_no_password_piped_into_sudo(tmp_path):
     rc, out, err = _gd(["explain", str(log)], tmp_path)
     assert rc == 0 and "sudo -S modprobe" in out, err
     assert PW not in out
+
+
+# 97.: a lower-case snake_case credential's name and its value apart by a blank (`aws configure set
+# aws_secret_access_key X`, the AWS CLI's documented form; rclone's `secret_access_key X`) and keytool's
+# `-storepass X` / `-keypass X` were in clear.
+
+@pytest.mark.parametrize("form", ["aws configure set aws_secret_access_key %sAbCdEf",
+                                  "aws configure set aws_session_token %sAbCdEf",
+                                  "rclone config create r s3 secret_access_key %sAbCdEf",
+                                  "keytool -list -keystore k.jks -storepass %s",
+                                  "keytool -importkeystore -srckeypass %s -destkeypass x"])
+def test_a_snake_case_credential_and_keytool_passwords_are_redacted(form):
+    from gpudoctor.collector.python_env import _no_values
+    from gpudoctor.explain.redact import redact
+
+    text = form % PW
+    assert PW not in redact(text) and PW not in _no_values(text)
+
+
+def test_ordinary_snake_case_words_keep_their_values():
+    # control: a setting that is no credential, a tokenizer's special token, a value that does not look random
+    from gpudoctor.collector.python_env import _no_values
+    from gpudoctor.explain.redact import redact
+
+    for text in ("aws configure set region us-east-1", "the max_new_tokens 0123456789abcdef0123",
+                 "pad_token abcdef0123456789abcd", "set cache_key 0123456789abcdef0123",
+                 "the secret_key is missing"):
+        assert redact(text) == text and _no_values(text) == text

@@ -551,7 +551,8 @@ def probe_here(ctx):
 # `mysql -pX` / `-p X` (dev.mysql.com/doc/refman/8.0/en/connection-options.html), `sshpass -p X`, `curl -u user:X`.
 _CRED_LAST = frozenset(("token", "secret", "password", "passwd", "passphrase", "apikey", "credential", "credentials",
                         "pass", "pwd", "auth", "authorization", "cookie", "jwt", "bearer", "secretkey", "accesskey",
-                        "privatekey", "accesstoken", "authtoken"))
+                        "privatekey", "accesstoken", "authtoken", "storepass", "keypass", "srcstorepass",
+                        "deststorepass", "srckeypass", "destkeypass"))
 _NOT_KEY = ("sort", "cache", "primary", "foreign", "metric", "dict", "hot", "public")
 _SPECIAL_TOKEN = ("pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "max", "num", "new")
 # words that follow a flag's name in prose ('required option --password or --token missing'), not its value
@@ -581,6 +582,11 @@ _PW_PROGRAM = Pattern(r"(?<![\w.-])(mysql|mysqldump|mysqladmin|mysqlimport|mysql
 _BARE_PAIR = Pattern(r"(?<![\w.$-])([A-Z][A-Z0-9_]{2,80})([ \t]{1,8}(?:\x1b\[[0-9;]{0,20}m)?)"
                      r"(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])[A-Za-z0-9/+=_.-]{6,512}"
                      r"(?:\x1b\[[0-9;]{0,20}m)?(?![^\s'\"`,;)\]}])")
+# a lower-case snake_case credential's name and a random-looking value apart by blanks (`aws configure set
+# aws_secret_access_key X`), as explain/redact.py's _BARE_SNAKE reads it (docs/security.md 97.)
+_BARE_SNAKE = Pattern(r"(?<![\w.$-])([a-z][a-z0-9]{0,40}(?:_[a-z0-9]{1,40}){1,6})([ \t]{1,8})"
+                      r"(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])[A-Za-z0-9/+=_.-]{16,512}"
+                      r"(?![^\s'\"`,;)\]}])")
 _WANDB_KEY = Pattern(r"(?<![\w.-])(wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z-]{0,30}(?:=[^\s]{1,200})?){0,8}"
                      r"[ \t]{1,4}['\"]?)[A-Za-z0-9_-]{20,200}(?![^\s'\"])")
 # the password `echo` / `printf` writes into a pipe, or a here-string's, that ends in a program reading a secret on
@@ -728,6 +734,9 @@ def _no_values(text, env=None, seen=None):
         for rx in _STDIN_PW:
             text = rx.sub(r"\1...", text)
     text = _BARE_PAIR.sub(lambda m: m.group(1) + m.group(2) + "..." if _cred_name(m.group(1)) else m.group(0), text)
+    if "_" in text:
+        text = _BARE_SNAKE.sub(lambda m: m.group(1) + m.group(2) + "..." if _cred_name(m.group(1)) else m.group(0),
+                               text)
     # (the shapes last: 'hf_token: X' cut as a shape first lost the name its value is cut by)
     return re.sub(r"(?<![A-Za-z0-9_])(?:hf_|gh[opusr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA|AIza)[A-Za-z0-9_-]{4,}",
                   "...", text)

@@ -29,7 +29,9 @@ MAX_STRING = 65536  # longer strings are cut by the renderers anyway; past this 
 
 # ('sshpass': sshpass -e reads the password from $SSHPASS, sshpass(1); red team 2026-11-28e)
 _LAST = {"token", "secret", "password", "passwd", "passphrase", "apikey", "credential", "credentials", "pass",
-         "auth", "jwt", "bearer", "secretkey", "accesskey", "privatekey", "accesstoken", "authtoken", "pwd", "sshpass"}
+         "auth", "jwt", "bearer", "secretkey", "accesskey", "privatekey", "accesstoken", "authtoken", "pwd", "sshpass",
+         # keytool's -storepass / -keypass and their -src / -dest forms (keytool(1); red team 2026-11-28h, 97.)
+         "storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"}
 _NAME_NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd")
 _SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additional", "max", "num", "new"}
 _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
@@ -138,6 +140,13 @@ _CMD_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
 _BARE_PAIR = re.compile(r"(?<![\w.$-])(?P<name>[A-Z][A-Z0-9_]{2,80})(?P<op>[ \t]{1,8}(?:\x1b\[[0-9;]{0,20}m)?)"
                         r"(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])"
                         r"(?=[A-Za-z0-9/+=_.-]{6,512}(?:\x1b\[[0-9;]{0,20}m)?(?![^\s'\"`,;)\]}]))")
+# the same for a lower-case snake_case name of two words or more and a value that looks random (16 to 512 characters
+# holding a letter and a digit): `aws configure set aws_secret_access_key X` (the AWS CLI's documented form,
+# https://docs.aws.amazon.com/cli/latest/reference/configure/set.html), `rclone config create r s3 secret_access_key X`
+# (red team 2026-11-28h, docs/security.md 97.)
+_BARE_SNAKE = re.compile(r"(?<![\w.$-])(?P<name>[a-z][a-z0-9]{0,40}(?:_[a-z0-9]{1,40}){1,6})(?P<op>[ \t]{1,8})"
+                         r"(?=[A-Za-z0-9/+=_.-]{0,511}[0-9])(?=[A-Za-z0-9/+=_.-]{0,511}[A-Za-z])"
+                         r"(?=[A-Za-z0-9/+=_.-]{16,512}(?![^\s'\"`,;)\]}]))")
 # a password a command reads on its stdin: the word `echo` or `printf` writes into a pipe, or a here-string's, that
 # ends in a program reading a secret there (red team 2026-11-28h, docs/security.md 92., 96.): a registry login's
 # `--password-stdin` (docker, podman, helm registry, oras, skopeo, nerdctl alike:
@@ -293,6 +302,8 @@ def _redact(text):
         head = _assignments(_FLAG, head)
         head = _assignments(_ASSIGN, head)
         head = _assignments(_BARE_PAIR, head)
+        if "_" in head:
+            head = _assignments(_BARE_SNAKE, head)
         if "password" in low:
             head = _NETRC.sub(_netrc, head)
     head = _SHAPES.sub(MARK, head)
