@@ -2846,6 +2846,8 @@ class Reader:
             return self._ssh(rest)
         if prog == "pdsh":
             return self._ssh(rest, pdsh=True)
+        if prog == "clush":
+            return self._clush(rest)
         if prog == "sbatch" and self.stdin is None:
             wrapped = _sbatch_wrap(rest)
             if wrapped is not None:
@@ -3093,7 +3095,48 @@ class Reader:
         for la in self.result.launches[before:]:
             la.alloc = alloc
 
-    def _ssh(self, rest, pdsh=False):
+    def _clush(self, rest):
+        """`clush -w NODES [options] command...` (ClusterShell's clush(1)): the command words joined by spaces run on
+        every node at once, as pdsh's. Its options are read by ClusterShell's own parser (a dependency: node sets),
+        set up as clush's main() sets it up (ClusterShell/CLI/Clush.py 1.10.1): it stops at the first word that is no
+        option; --copy/--rcopy copy files and start nothing (launch29, round 9's Left)."""
+        from ClusterShell.CLI.OptionParser import OptionParser
+
+        class Parser(OptionParser):
+            def error(self, msg):
+                raise ValueError(msg)
+
+            def exit(self, status=0, msg=None):
+                raise ValueError(msg or "exits")
+
+            def print_help(self, file=None):
+                pass
+
+            def print_version(self, file=None):
+                pass
+
+        p = Parser("%prog [options] command")
+        p.add_option("-n", "--nostdin", action="store_true", dest="nostdin")
+        p.install_groupsconf_option()
+        p.install_clush_config_options()
+        p.install_nodes_options()
+        p.install_display_options(verbose_options=True)
+        p.install_filecopy_options()
+        p.install_connector_options()
+        try:
+            opts, args = p.parse_args(list(rest[1:]))
+        except ValueError as exc:
+            self.result.notes.append("line %d: clush would not run it (%s): not read" % (
+                self.line, excerpt(str(exc).strip(), 120)))
+            return
+        if getattr(opts, "copy", False) or getattr(opts, "rcopy", False) or not args:
+            return
+        groups = getattr(opts, "group", None) or []
+        nodes = ",".join(opts.nodes or []) or (",".join("@" + g for g in groups) if groups else
+                                               "all nodes (-a)" if getattr(opts, "nodes_all", False) else "?")
+        return self._ssh(["pdsh", "-w", nodes] + list(args), pdsh=True, tool="clush")
+
+    def _ssh(self, rest, pdsh=False, tool="pdsh"):
         """`ssh [options] host [command...]` (ssh(1) SYNOPSIS): the command words, joined by
         spaces, are the remote shell's command line; with none (or a shell reading its input)
         a heredoc is what the remote shell reads. A launcher found there runs on that host
@@ -3107,8 +3150,8 @@ class Reader:
         if pdsh:
             # pdsh(1): `pdsh -w HOSTS command...` runs the same command on every host at once
             host, words = "every host of -w %s" % self.shown(hosts or "?"), rest[i:]
-            how = "started on %s by pdsh: the same line on each, so a --node_rank written in it is every " \
-                  "host's; each needs its own (from its environment) and the same MASTER_ADDR" % host
+            how = "started on %s by %s: the same line on each, so a --node_rank written in it is every " \
+                  "host's; each needs its own (from its environment) and the same MASTER_ADDR" % (host, tool)
         elif i >= len(rest):
             return
         else:
@@ -3124,7 +3167,7 @@ class Reader:
             saved = (self.batch, dict(self.vars), self.remote)
             self.batch, self.vars, self.remote = False, {}, host
             self.result.notes.append("line %d: %s's command is read as a command line %s" % (
-                self.line, "pdsh" if pdsh else "ssh", how))
+                self.line, tool if pdsh else "ssh", how))
             self.depth += 1
             try:
                 self._read_nested(" ".join(words))
