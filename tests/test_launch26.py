@@ -131,7 +131,8 @@ def test_printf_value_is_bash_printf(fmt, args):
     assert printf_value(fmt, args) == real
 
 
-@pytest.mark.parametrize("fmt,args", [("%q", ["a\tb"]), ("%99999s", ["a"]), ("%x", ["1"]), ("%d", ["1.5"])])
+# (%x is read since launch29, against bash's printf in tests/test_launch29.py; %e, a float, is not)
+@pytest.mark.parametrize("fmt,args", [("%q", ["a\tb"]), ("%99999s", ["a"]), ("%e", ["1"]), ("%d", ["1.5"])])
 def test_printf_value_not_followed(fmt, args):
     # bash writes $'a\tb', pads 99,999 blanks, prints hex, refuses 1.5: not read here, the variable stays unknown
     # (a width up to 4,096 is read since launch27: tests/test_launch27.py)

@@ -373,3 +373,25 @@ def test_clush_options_are_clushs_own(tmp_path):
     assert la.argv == ["torchrun", "--nproc_per_node", "4", "t.py"]
     assert any("every host of -w @gpu by clush" in n for n in rs.notes)
     assert any("clush would not run it ('no such option: --bogus')" in n for n in rs.notes), rs.notes
+
+
+# ------------------------------------------------------------------ printf %b, %i, %u, %x, %X, %o (round 7's Left)
+@pytest.mark.parametrize("fmt, args", [
+    ("%x", ["255"]), ("%#x", ["255"]), ("%08X", ["48879"]), ("%#o", ["8"]), ("%o", ["0"]), ("%#x", ["0"]),
+    ("%x", ["-1"]), ("%u", ["-1"]), ("%i|%5i", ["7", "-3"]), ("%-6x|", ["10"]), ("%.3x", ["5"]), ("%.0x", ["0"]),
+    ("%b", ["a\\nb"]), ("[%b]", ["t\\tx", "q\\\\z"]), ("%s %x", ["n", "26", "m", "27"]), ("%#010x", ["255"]),
+])
+def test_printf_integer_and_b_conversions_as_bash(fmt, args):
+    from gpudoctor.launch.script import printf_value
+
+    real = subprocess.run([BASH, "-c", 'printf -v X "$@"; printf %s "$X"', "_", fmt] + args, capture_output=True,
+                          text=True, timeout=10).stdout
+    assert printf_value(fmt, args) == real
+
+
+def test_printf_hex_node_name_in_a_script(tmp_path):
+    script, rs = _plan(tmp_path, 'printf -v NODE "gpu%02x" "$1"\ntorchrun --nnodes=2 --nproc_per_node=8 '
+                                 '--rdzv_backend=c10d --rdzv_endpoint=$NODE:29500 t.py\n', ["10"])
+    (real,) = [r for r in bash_run(tmp_path, script, ["10"]) if r[0] == "torchrun"]
+    (la,) = rs.launches
+    assert la.plan.rdzv_endpoint == "gpu0a:29500" and agrees(la.argv, real)

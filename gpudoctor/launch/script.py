@@ -3342,7 +3342,7 @@ def _printf_q(v):
                    for i, c in enumerate(v))
 
 
-PRINTF_CONV = re.compile(r"%([-0 +]*)([0-9]*)(?:\.([0-9]*))?([sqd])")
+PRINTF_CONV = re.compile(r"%([-0 +#]*)([0-9]*)(?:\.([0-9]*))?([sqdiuxXob])")
 MAX_PRINTF_WIDTH = 4096  # a wider field (`%999999999s`) is not followed: bash would write that many blanks
 MAX_PRINTF_TEXT = 1 << 20  # nor a value longer than this (`%4096s` over a million arguments)
 
@@ -3353,14 +3353,15 @@ def printf_value(fmt, args):
     (bash(1) printf: the format is reused until the arguments are used up; a conversion with no argument left reads
     the empty string, or 0). None for anything else (another conversion, `0` on a string, a width past
     MAX_PRINTF_WIDTH, a number outside bash's 64 bits): not followed."""
-    parts = re.split(r"(%%|%[-0 +]*[0-9]*(?:\.[0-9]*)?[sqd]|%|\\\\|\\n|\\t|\\)", fmt)
+    parts = re.split(r"(%%|%[-0 +#]*[0-9]*(?:\.[0-9]*)?[sqdiuxXob]|%|\\\\|\\n|\\t|\\)", fmt)
     if any(p in ("%", "\\") for p in parts):
         return None
     convs = {p: PRINTF_CONV.fullmatch(p) for p in parts if p != "%%" and PRINTF_CONV.fullmatch(p)}
     for m in convs.values():
         flags, width, prec, conv = m.groups()
         if int(width or 0) > MAX_PRINTF_WIDTH or int(prec or 0) > MAX_PRINTF_WIDTH or (
-                conv != "d" and set(flags) & set("0+ ")):
+                conv in "sqb" and set(flags) & set("0+ #")) or ("#" in flags and conv not in "xXo") or (
+                conv in "uxXo" and set(flags) & set("+ ")):
             return None
     out, args, size, done = [], list(args), 0, 0
     while True:
@@ -3368,11 +3369,43 @@ def printf_value(fmt, args):
             m = convs.get(p)
             if m:
                 flags, width, prec, conv = m.groups()
-                a = args.pop(0) if args else ("0" if conv == "d" else "")
+                a = args.pop(0) if args else ("" if conv in "sqb" else "0")
                 if conv == "q":
                     a = _printf_q(a)
                     if a is None:
                         return None
+                if conv == "b":
+                    # %b: the argument's own backslash escapes expanded (\n \t \\ only here; another is not followed)
+                    if re.search(r"\\(?![nt\\])", a.replace("\\\\", "")):
+                        return None
+                    a, conv = a.replace("\\\\", "\0").replace("\\n", "\n").replace("\\t", "\t").replace("\0", "\\"), "s"
+                if conv in "iuxXo":
+                    # C's integer conversions (bash(1) printf, printf(3)): i as d; u, x, X, o of the 64-bit two's
+                    # complement (printf %x -1 is ffffffffffffffff); `#` prefixes 0x / 0X / 0 (C's, not Python's 0o)
+                    if not re.match(r"^[+-]?[0-9]+$", a) or not -2 ** 63 <= int(a) < 2 ** 63:
+                        return None
+                    if conv == "i":
+                        conv = "d"
+                    else:
+                        n = int(a) % 2 ** 64
+                        if prec is not None:
+                            flags = flags.replace("0", "")
+                        digits = "" if (prec is not None and int(prec or 0) == 0 and n == 0) else (
+                            "%o" % n if conv == "o" else "%x" % n if conv == "x" else "%X" % n if conv == "X" else "%d" % n)
+                        digits = digits.rjust(int(prec or 0), "0")
+                        if "#" in flags and n and conv in "xX":
+                            digits = ("0x" if conv == "x" else "0X") + digits
+                        elif "#" in flags and conv == "o" and not digits.startswith("0"):
+                            digits = "0" + digits
+                        w = int(width or 0)
+                        if "-" in flags:
+                            out.append(digits.ljust(w))
+                        elif "0" in flags:
+                            pre = digits[:2] if digits[:2] in ("0x", "0X") else ""
+                            out.append(pre + digits[len(pre):].rjust(w - len(pre), "0"))
+                        else:
+                            out.append(digits.rjust(w))
+                        continue
                 if conv == "d":
                     if not re.match(r"^[+-]?[0-9]+$", a) or not -2 ** 63 <= int(a) < 2 ** 63:
                         return None
