@@ -145,3 +145,23 @@ def test_other_programs_permission_denied_and_a_build_s_missing_compiler_keep_th
     dash_path = next(s for s in full["sites"] if s["id"] == "exec.dash_path_not_found")
     assert dash_path["family"] == "exec.program_missing"  # rank 45: a more specific entry (deepspeed.ops) keeps it
     assert re.search(dash_path["re"], "[rank0]: /bin/sh: 1: /usr/bin/g++-10: not found")
+
+
+def test_glibc_2_41_refusing_an_executable_stack_and_a_library_of_the_wrong_class(kb):
+    # glibc 2.41+ (elf/dl-load.c): libffi/libffi#898 (an ImportError through ctypes), jsoftware/jsource#225 (a dlopen
+    # its program reports), HyperInspire/InspireFace#229 (the message alone)
+    for text in ("ImportError: libffi.so.8: cannot enable executable stack as shared object requires: Invalid argument\n",
+                 "Load library j9.6/bin/libj.so failed: j9.6/bin/libj.so: cannot enable executable stack as shared "
+                 "object requires: Invalid argument\n",
+                 "cannot enable executable stack as shared object requires: Invalid argument\n"):
+        f = explain.explain_text(text, kb)["findings"][0]
+        assert f["id"] == "loader.execstack" and "patchelf --clear-execstack" in _fixes(f)
+        assert "glibc.rtld.execstack=2" in _fixes(f)
+    # dlopen's 'wrong ELF class' as Python prints it: recorded here, and TA-Lib/ta-lib-python#273, pypxlib#10
+    for text in (_text("ld_wrong_class_dlopen"),
+                 "    from ._ta_lib import (\nImportError: libta_lib.so.0: wrong ELF class: ELFCLASS32\n",
+                 "OSError: /usr/local/lib/python3.4/dist-packages/pypxlib/pxlib_ctypes/libpx.so: wrong ELF class: "
+                 "ELFCLASS64\n"):
+        f = explain.explain_text(text, kb)["findings"][0]
+        assert f["id"] == "loader.cannot_open", text
+        assert "wrong ELF class" in f["causes"][0]["text"]
