@@ -267,3 +267,18 @@ def test_nccl_table_and_aliases():
     calls = {c["api"]: c for c in t["calls"]}
     alias = calls["torch.distributed.all_gather_into_tensor"]
     assert alias["op"] == "all_gather_single" and alias["args"] == [["output_tensor"], ["input_tensor"]]
+
+
+def test_patterns_on_untrusted_text_are_bounded():
+    # the message and the user's line are untrusted: every pattern callarg runs on them repeats a bounded number of
+    # times (no '*', '+' or '{n,}'), as STYLE.md asks of a matcher, so no line can make one run long
+    import re
+
+    unbounded = re.compile(r"(?<!\\)[*+]|\{\d+,\}")
+    pats = [callarg._PREFIX.pattern, callarg._PAREN_STR.pattern, callarg._INDEX_MSG.pattern]
+    pats += [h["re"] for h in callarg.table()["helpers"]] + [r["re"] for r in callarg.table()["nccl"]]
+    for p in pats:
+        assert not unbounded.search(p), p
+    # and the user's line is cut before it is read
+    row = {"api": "torch.distributed.reduce", "params": ["tensor", "dst"]}
+    assert callarg._bound({"src": "x = 1; " * 20000 + "dist.reduce(t, dst=d)"}, row) == {}
