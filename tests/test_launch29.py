@@ -395,3 +395,29 @@ def test_printf_hex_node_name_in_a_script(tmp_path):
     (real,) = [r for r in bash_run(tmp_path, script, ["10"]) if r[0] == "torchrun"]
     (la,) = rs.launches
     assert la.plan.rdzv_endpoint == "gpu0a:29500" and agrees(la.argv, real)
+
+
+# ------------------------------------------------------------------ a slice of a list known only at run time
+# CarperAI/trlx scripts/sweep-cw.sh (round 4's measure23) lines 21, 28-32: HOSTNAMES=($HOSTNAMES) from `scontrol show
+# hostnames`, then `for node in ${HOSTNAMES[@]:1}; do srun ... -w "$node" ray start ...`: the list's one item known
+# only at run time is every node's name, so the slice is not "no item" (the slicing of 82d967d8 dropped the launch
+# line; caught by re-running rounds 2-9 before/after)
+TRLX = '''export HOSTNAMES=`scontrol show hostnames "$SLURM_JOB_NODELIST"`
+export MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+export HOSTNAMES=($HOSTNAMES)
+for node in ${HOSTNAMES[@]:1}; do
+    echo "Starting ray worker @ $node"
+    srun --nodes=1 --ntasks=1 -w "$node" ray start --address $MASTER_ADDR:6379 --block &
+done
+'''
+
+
+def test_a_slice_of_the_allocations_node_names_is_known_only_at_run_time(tmp_path):
+    script, rs = _plan(tmp_path, TRLX)
+    (la,) = rs.launches
+    assert la.argv[:5] == ["srun", "--nodes=1", "--ntasks=1", "-w", la.argv[4]] and "\x00" in la.argv[4]
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    (tmp_path / "bin" / "scontrol").write_text("#!/bin/sh\nprintf 'node1\\nnode2\\nnode3\\n'\n")
+    (tmp_path / "bin" / "scontrol").chmod(0o700)
+    real = [r for r in bash_run(tmp_path, script, env={"SLURM_JOB_NODELIST": "node[1-3]"}) if r[0] == "srun"]
+    assert len(real) == 2 and all(agrees(la.argv, r) for r in real), (la.argv, real)  # node2, node3

@@ -998,7 +998,10 @@ class Reader:
                                                     e.group(0)), a, b
                         break
                 items = None
-                if m and m.group(1) and isinstance(self.vars.get(m.group(1)), list):
+                if m and m.group(1) and isinstance(self.vars.get(m.group(1)), list) and not (
+                        m.group(2) is not None and any(re.match("^" + MARK + r"\d+" + MARK + "$", x)
+                                                       for x in self.vars[m.group(1)])):
+                    # (a slice of a list with an item known only at run time, which may be several words: not here)
                     items = list(self.vars[m.group(1)])
                     if m.group(2) is not None:  # "${A[@]:1:2}": items 1 and 2, one word each
                         items = items[int(m.group(2)):]
@@ -1420,6 +1423,11 @@ class Reader:
                                 "words a value known at run time splits into")), None
                         return str(len(v)), None
                     sl = re.match(r"^:([0-9]{1,4})(?::([0-9]{1,4}))?$", rest)
+                    if sl and any(re.match("^" + MARK + r"\d+" + MARK + "$", x) for x in v):
+                        # an item known only at run time may be several words (HOSTNAMES=($(scontrol show hostnames
+                        # ...)); ${HOSTNAMES[@]:1}: trlx's sweep-cw.sh's worker nodes), so which items a slice takes is
+                        # too
+                        return self.unknown("${%s}" % body, "items of a list known only at run time"), None
                     if sl:  # ${A[@]:1:2}: the items from 1, at most 2 (it was every item)
                         v = v[int(sl.group(1)):]
                         v = v[:int(sl.group(2))] if sl.group(2) is not None else v
