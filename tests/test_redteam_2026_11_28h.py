@@ -325,3 +325,29 @@ def test_ordinary_snake_case_words_keep_their_values():
                  "pad_token abcdef0123456789abcd", "set cache_key 0123456789abcdef0123",
                  "the secret_key is missing"):
         assert redact(text) == text and _no_values(text) == text
+
+
+# 98.: plan --launch printed its line's `--token hf_...` as typed (plan SCRIPT hid a credential's shape since 66.),
+# and every plan the value of a credential's flag (--db-password X, --wandb_key=X) in its text and JSON.
+
+TOKEN = "hf_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef0123"
+
+
+def test_plan_launch_shows_no_credential_typed_on_the_line(tmp_path):
+    line = ("torchrun --nproc-per-node 2 t.py --token %s --db-password %s --wandb_key=%s --hub_token $HF_TOKEN "
+            "--tokenizer_name gpt2 --max_new_tokens 100" % (TOKEN, PW, PW))
+    for fmt in ([], ["--json"]):
+        rc, out, err = _gd(["plan", "--launch", line] + fmt, tmp_path)
+        assert rc == 0, err
+        assert TOKEN not in out and PW not in out and "--db-password" in out
+        # control: a placeholder and ordinary arguments are kept
+        assert "$HF_TOKEN" in out and "gpt2" in out and "100" in out
+
+
+def test_plan_script_shows_no_value_of_a_credentials_flag(tmp_path):
+    script = tmp_path / "job.sh"
+    script.write_text("#!/bin/bash\ntorchrun --nproc-per-node 2 t.py --db-password %s --api-key=%s\n" % (PW, PW))
+    for fmt in ([], ["--json"]):
+        rc, out, err = _gd(["plan", str(script)] + fmt, tmp_path)
+        assert rc == 0, err
+        assert PW not in out and "--db-password" in out

@@ -32,6 +32,7 @@ def add_parser(sub):
 
 def run(args):
     from gpudoctor.launch import build_plan, render_text
+    from gpudoctor.launch.plan import hide_secret_args
 
     from gpudoctor.commands.check import script_argv
     from gpudoctor.launch.script import read_script, render_script
@@ -39,6 +40,7 @@ def run(args):
     script = script_argv(args)
     if script is not None:  # gpudoctor plan train.sh 2 0: read, never run
         res = read_script(script[0], script[1], sbatch_options=script[2])
+        hide_secret_args(res)  # (a credential's flag's value: docs/security.md 98.)
         if args.json:
             sys.stdout.write(json.dumps(res.to_json(), indent=2) + "\n")
         else:
@@ -72,6 +74,7 @@ def run(args):
     plan = build_plan(accelerate=args.accelerate_config or None, accelerate_given=args.accelerate_config is not None,
                       deepspeed=args.deepspeed_config, launch=launch, hosts=args.hosts,
                       given=args.launch is not None)
+    hide_secret_args(plan)  # (a credential's shape or flag's value typed on the line: docs/security.md 98.)
     if args.json:
         sys.stdout.write(json.dumps(plan.to_json(), indent=2) + "\n")
     else:

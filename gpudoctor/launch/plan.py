@@ -25,6 +25,61 @@ def redact(name, value):
     return value if env_shown(name) else REDACTED
 
 
+# A flag whose name reads as a credential's (explain/redact.py secret_name: --token, --db-password, --wandb_key,
+# --hub_token; not --tokenizer_name, --max_new_tokens, --pad_token) and its value in one string: `--token X`,
+# `--token=X`, quoted or not
+_SECRET_FLAG = re.compile(r"""(?<![\w-])(--?[A-Za-z][\w.-]{0,80})(=|[ \t]{1,4}(?!-))(['"]?)([^\s'"]{1,512})""")
+_KEEP = re.compile(r"""^(?:\$\{?\w{1,80}\}?|<[^<>]{0,80}>|\.{2,}|x{3,}|\*{3,}|true|false|none|null|yes|no|)$""", re.I)
+
+
+def hide_secret_args(obj):
+    """``obj`` (a Plan, a script's result, their lists and dicts) with every value a credential's flag takes
+    written REDACTED, and every credential's shape typed as it is (hf_..., ghp_..., sk-..., a URL's password:
+    collector/system.py credential_pattern) too, in place; a placeholder ($HF_TOKEN, <token>) and a boolean are
+    kept. plan SCRIPT wrote a script's variables back by name and a shape as REDACTED (docs/security.md 66., 67.);
+    `plan --launch` printed its line's `--token hf_...` and every plan its `--db-password X` as typed (red team
+    2026-11-28h, docs/security.md 98.)."""
+    from gpudoctor.collector.system import credential_pattern, credential_shape
+    from gpudoctor.explain.redact import secret_name
+
+    def flag(a):
+        return isinstance(a, str) and a.startswith("-") and "=" not in a and secret_name(a)
+
+    def text(s):
+        if "-" in s:
+            s = _SECRET_FLAG.sub(lambda m: m.group(0) if not secret_name(m.group(1)) or _KEEP.match(m.group(4))
+                                 else m.group(1) + m.group(2) + m.group(3) + REDACTED, s)
+        if credential_shape(s):
+            s = credential_pattern().sub(lambda m: m.group(0)[:m.group(0).index(":", 3) + 1] + REDACTED + "@"
+                                         if m.group(0).startswith("://") else REDACTED, s)
+        return s
+
+    seen = set()
+
+    def walk(x, depth):
+        if isinstance(x, str):
+            return text(x)
+        if depth > 12 or id(x) in seen:
+            return x
+        seen.add(id(x))
+        if isinstance(x, list):
+            for i in range(1, len(x)):  # ['--db-password', 'X']: the word after the flag
+                if flag(x[i - 1]) and isinstance(x[i], str) and not x[i].startswith("-") and not _KEEP.match(x[i]):
+                    x[i] = REDACTED
+            x[:] = [walk(v, depth + 1) for v in x]
+        elif isinstance(x, tuple):
+            return tuple(walk(v, depth + 1) for v in x)
+        elif isinstance(x, dict):
+            for k in list(x):
+                x[k] = walk(x[k], depth + 1)
+        elif hasattr(x, "__dict__") and not isinstance(x, type):
+            for k, v in list(vars(x).items()):
+                setattr(x, k, walk(v, depth + 1))
+        return x
+
+    return walk(obj, 0)
+
+
 @dataclass
 class Node:
     host: str
