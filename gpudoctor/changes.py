@@ -171,6 +171,8 @@ ABSENT = "(absent)"
 def show(value, label=""):
     if value is ABSENT or value is None:
         return "(none)" if value is None else ABSENT
+    if value == "":
+        return "''"  # set and empty (NCCL_IB_HCA=), which is not unset: the shell's empty word, not nothing
     if isinstance(value, tuple):
         return "[%s]" % ", ".join(_word(str(v)) for v in value)[:MAX_SHOWN]
     # the limits in bytes (collector/system.py _LIMIT_KEYS: /proc/self/limits' 'bytes' rows)
