@@ -114,6 +114,13 @@ def test_recorded_runs_name_the_argument(kb, name, want):
     assert f["causes"][0]["fix"].index(lines[0]) <= 1  # after the cause's first fix, not buried
 
 
+def test_callfix26s_recorded_broadcast(kb):
+    # callfix26 recorded dist.broadcast(t, src=dist.get_world_size()) and found no Python site for it
+    with open(os.path.join(ROOT, "fixtures", "explain", "callfix26", "broadcast_src_out_of_range.log"), "rb") as f:
+        lines = _lines(_root(kb, f.read()))
+    assert len(lines) == 1 and "torch.distributed.broadcast hands src= / group_src=" in lines[0]
+
+
 def test_all_gather_short_list_is_not_a_helper_message(kb):
     # 'invalid output tensor list at index 0 (expected length 2, got 1)' is ProcessGroupGloo.cpp's own text, not one
     # of Utils.hpp's helpers: nothing is guessed for it (the existing answer names the fix)
