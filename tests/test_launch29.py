@@ -122,6 +122,8 @@ def test_flagscale_arithmetic_for_loop_is_followed_as_bash_runs_it(tmp_path):
     "for ((;;)); do torchrun --nproc_per_node=4 t.py; break; done",
     "for ((k = 0; k < 2; k++)); do for h in x y; do torchrun --nproc_per_node=1 --master_addr=$h t.py; done; done",
     "for ((k = 0; k < 2; k++)); do torchrun --nproc_per_node=1 --master_port=$k t.py; k=5; done",
+    "for ((i=0;i<5;i++)); do torchrun --nproc_per_node=1 --master_port=$i t.py; if [ $i -eq 1 ]; then break; fi; done",
+    "for ((i=0;i<3;i++)); do if [ $i -eq 1 ]; then continue; fi; torchrun --nproc_per_node=2 --master_port=$i t.py; done",
 ])
 def test_arithmetic_for_loops_give_the_lines_bash_runs(tmp_path, loop):
     script, rs = _plan(tmp_path, loop + "\n")
