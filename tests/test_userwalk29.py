@@ -30,3 +30,80 @@ def test_diff_shows_an_empty_value_as_an_empty_word(tmp_path):
     rc, out, err = _cli(["diff", "after.json", "before.json", "--json"], tmp_path, drop=("NCCL_",))
     doc = json.loads(out)
     assert "NCCL_IB_HCA (absent) -> ''" in json.dumps(doc), out
+
+
+def test_interrupted_line_does_not_count_a_refused_node_as_kept(tmp_path):
+    # Ctrl-C during `watch --hosts` over a bed with one node refused: the report said '4 nodes, 1 unreachable' and
+    # sampled 3, but stderr read 'samples kept for 4 of 4 nodes ...; 0 with no samples' (the refused node counted as
+    # kept). check's line said '1 of 4 nodes gathered before it' where that one was the refused node. Real sshd.
+    import pytest
+    import sshcluster
+    from test_userwalk24 import _catches_sigint, _collector_pids, _interrupted_watch, _sleeping, _wait_for
+
+    if not sshcluster.available():
+        pytest.skip("needs root and openssh-server (tests/run.sh installs it)")
+    c = sshcluster.Cluster()
+    try:
+        c.add("n1").add("n2", kind="closed").start()
+        hf = c.hostfile()
+        sshds = set(p.pid for p in c.procs)
+
+        def sampling(pid):
+            pids = _collector_pids(sshds)
+            return len(pids) >= 1 and all(_catches_sigint(p) and _sleeping(p) for p in pids)
+
+        rc, out, err, took = _interrupted_watch(["--hosts", hf, "--ssh-config", c.ssh_config, "--seconds", "600",
+                                                 "--json"], sampling, str(tmp_path), times=2)
+        assert rc == 130, (out, err)
+        doc = json.loads(out)
+        assert sorted(doc["samples"]) == ["n1"], (doc["samples"], err)
+        assert {n["host"]: n["error_kind"] for n in doc["nodes"]}["n2"] == "refused", doc["nodes"]
+        assert err.strip() == ("gpudoctor: interrupted: samples kept for 1 of 2 nodes (1 window cut short: the rates "
+                               "are over the time sampled); 1 with no samples (0 interrupted, 1 unreachable)"), err
+        _wait_for("the nodes' collectors to end", lambda: not _collector_pids(sshds), 30)
+    finally:
+        c.cleanup()
+
+
+def test_check_interrupted_line_names_the_unreachable_apart(tmp_path):
+    # The same for check: Ctrl-C while a node hangs, beside a node that refused: stderr said '1 of 3 nodes gathered
+    # before it; 1 marked interrupted', the refused node counted as gathered. Real sshd, a refused port and a node
+    # that accepts and never speaks; the signal is sent once the hanging node is connected to.
+    import signal
+    import time
+
+    import pytest
+    import sshcluster
+
+    if not sshcluster.available():
+        pytest.skip("needs root and openssh-server (tests/run.sh installs it)")
+    c = sshcluster.Cluster()
+    try:
+        c.add("n1").add("n2", kind="closed").add("stuck", kind="hang").start()
+        for _ in range(3):  # until the refused node has been answered before the signal
+            for h in c.hangs:
+                del h.conns[:]
+            p = subprocess.Popen([sys.executable, "-m", "gpudoctor", "check", "--hosts", c.hostfile(), "--ssh-config",
+                                  c.ssh_config, "--timeout", "100", "--no-history", "--json"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, cwd=str(tmp_path))
+            try:
+                deadline = time.monotonic() + 60
+                while p.poll() is None and not c.hangs[0].conns and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert p.poll() is None and c.hangs[0].conns, "stuck was not reached"
+                p.send_signal(signal.SIGINT)
+                out, err = p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+            assert p.returncode == 130, (out, err)
+            kinds = {n["host"]: n["error_kind"] for n in json.loads(out)["nodes"]}
+            if kinds["n2"] == "refused":
+                break
+        assert kinds["n2"] == "refused" and kinds["stuck"] == "interrupted", kinds
+        kept = sum(1 for k in kinds.values() if k is None)
+        assert err.strip() == "gpudoctor: interrupted: %d of 3 nodes gathered before it; %d marked interrupted; " \
+            "1 unreachable" % (kept, 2 - kept), err
+    finally:
+        c.cleanup()

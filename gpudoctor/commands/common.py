@@ -323,16 +323,21 @@ def interrupted_line(nodes, code=130, sampled=False):
     line said '2 of 2 nodes gathered before it; 0 marked interrupted' beside a report whose every node read
     'interrupted': userwalk25)."""
     cut = sum(1 for n in nodes if n.error_kind == "interrupted")
+    # a node refused or unreachable before the interrupt has nothing gathered either: it was counted as kept
+    # ('samples kept for 4 of 4 nodes' beside a report of '4 nodes, 1 unreachable': userwalk29)
+    lost = sum(1 for n in nodes if n.error_kind != "interrupted" and (not n.reachable or n.facts is None))
     sig = " (SIGTERM)" if code == 143 else ""
     plural = "" if len(nodes) == 1 else "s"
+    kept = len(nodes) - cut - lost
     if sampled:
         short = sum(1 for n in nodes if n.error_kind != "interrupted" and isinstance(n.facts, dict)
                     and isinstance(n.facts.get("watch"), dict) and n.facts["watch"].get("interrupted") is True)
         return ("gpudoctor: interrupted%s: samples kept for %d of %d node%s (%d window%s cut short: the rates are "
-                "over the time sampled); %d with no samples" % (sig, len(nodes) - cut, len(nodes), plural, short,
-                                                               "" if short == 1 else "s", cut))
-    return "gpudoctor: interrupted%s: %d of %d node%s gathered before it; %d marked interrupted" % (
-        sig, len(nodes) - cut, len(nodes), plural, cut)
+                "over the time sampled); %d with no samples%s" % (
+                    sig, kept, len(nodes), plural, short, "" if short == 1 else "s", cut + lost,
+                    " (%d interrupted, %d unreachable)" % (cut, lost) if lost else ""))
+    return "gpudoctor: interrupted%s: %d of %d node%s gathered before it; %d marked interrupted%s" % (
+        sig, kept, len(nodes), plural, cut, "; %d unreachable" % lost if lost else "")
 
 
 def emit(report, fmt, output, verbose=False):
