@@ -98,9 +98,61 @@ def _nvml(ctx):
                 "remapped_rows_failure": bool(remap[3]) if remap else None,
                 "processes": [{"pid": p.pid, "used_mib": (p.usedGpuMemory or 0) // (1 << 20)} for p in procs],
             })
+        _links(pynvml, gpus, opt)
         return gpus, info
     finally:
         opt(pynvml.nvmlShutdown)
+
+
+# nvml.h (https://docs.nvidia.com/deploy/nvml-api/): nvmlGpuP2PCapsIndex_t READ 0, WRITE 1, NVLINK 2 (written
+# as literals: nvidia-ml-py 13.580's NVML_P2P_CAPS_INDEX_READ is the tuple (0,), which ctypes refuses, as seen on a
+# real 4x H200); nvmlIntNvLinkDeviceType_t SWITCH 2; nvmlGpuP2PStatus_t OK 0.
+_P2P_CAPS = (("read", 0), ("write", 1), ("nvlink", 2))
+_NVLINK_SWITCH = 2
+
+
+def _links(pynvml, gpus, opt):
+    """The GPUs' links, into each GPU's record: ``nvlink`` {"read": links NVML answered for, "active": links up,
+    "switch": active links whose far end is an NVSwitch, "peers": bus ids of GPUs at the far end of active links}
+    (None: NVML reads no NVLink on this GPU: a PCIe card), and ``p2p`` {peer index: {"read", "write", "nvlink":
+    nvmlDeviceGetP2PStatus's answer (0 = OK), "ancestor": nvmlDeviceGetTopologyCommonAncestor (0 internal, 10 one
+    PCIe switch, 20 several, 30 host bridge, 40 NUMA node, 50 system)}} for the peers of higher index. Read-only."""
+    handles = []
+    for g in gpus:
+        handles.append(opt(pynvml.nvmlDeviceGetHandleByIndex, g["index"]))
+    most = getattr(pynvml, "NVML_NVLINK_MAX_LINKS", 18)
+    most = most if isinstance(most, int) and 0 < most <= 64 else 18
+    for g, h in zip(gpus, handles):
+        if h is None:
+            continue
+        read = active = switch = 0
+        peers = set()
+        for link in range(most):
+            state = opt(pynvml.nvmlDeviceGetNvLinkState, h, link)
+            if state is None:
+                continue
+            read += 1
+            if state != 1:  # NVML_FEATURE_ENABLED
+                continue
+            active += 1
+            kind = opt(getattr(pynvml, "nvmlDeviceGetNvLinkRemoteDeviceType", None) or (lambda *a: None), h, link)
+            if kind == _NVLINK_SWITCH:
+                switch += 1
+            else:
+                pci = opt(pynvml.nvmlDeviceGetNvLinkRemotePciInfo, h, link)
+                bus = getattr(pci, "busId", None)
+                if bus:
+                    peers.add((bus.decode() if isinstance(bus, bytes) else str(bus)).lower())
+        g["nvlink"] = {"read": read, "active": active, "switch": switch, "peers": sorted(peers)} if read else None
+        g["p2p"] = {}
+    for i, (g, h) in enumerate(zip(gpus, handles)):
+        for j in range(i + 1, len(gpus)):
+            h2 = handles[j]
+            if h is None or h2 is None:
+                continue
+            pair = dict((name, opt(pynvml.nvmlDeviceGetP2PStatus, h, h2, idx)) for name, idx in _P2P_CAPS)
+            pair["ancestor"] = opt(pynvml.nvmlDeviceGetTopologyCommonAncestor, h, h2)
+            g["p2p"][str(gpus[j]["index"])] = pair
 
 
 _SMI_FIELDS = ("index", "name", "uuid", "pci.bus_id", "memory.total", "memory.used", "compute_cap",
