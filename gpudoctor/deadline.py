@@ -50,6 +50,7 @@ def call(func, seconds):
         exc.pending = (t, out)
         raise
     if not out.done:
+        _abandon(t)
         return False, None
     if out.error is not None:
         raise out.error
@@ -97,10 +98,46 @@ def local_nodes(python=None, timeout=30.0, fast=False):
     return get_transport("local", timeout=timeout).run([], Payload(python=python, fast=fast))
 
 
+_SWEEP_AT_EXIT = []
+_ABANDONED = set()  # threads past their deadline: they start no process any more (_no_spawn)
+_SPAWN_EVENTS = frozenset(("subprocess.Popen", "os.system", "os.posix_spawn", "os.fork", "os.forkpty", "os.exec",
+                           "os.spawn", "pty.spawn"))  # the audit events that start a program (Python docs, audit_events)
+
+
+def _abandon(thread):
+    """A thread past its deadline goes on (it cannot be stopped), but what it would start now would outlive the
+    run's sweep (kill_children): each program it starts from now on is refused (an audit hook, Python 3.8+, which
+    raises PermissionError in the thread that asked: its caller sees a program that cannot start)."""
+    import sys
+
+    if not _ABANDONED and hasattr(sys, "addaudithook"):
+        sys.addaudithook(_no_spawn)
+    _ABANDONED.add(thread.ident)
+
+
+def _no_spawn(event, args):
+    if event in _SPAWN_EVENTS and threading.get_ident() in _ABANDONED:
+        raise PermissionError("the run's deadline passed: no program is started any more")
+
+
 def kill_children():
     """Kill what the abandoned work started (a hung interpreter probe, nvidia-smi), so a
     prolog that timed out leaves nothing running. A process stuck in the kernel (D state)
-    ignores even SIGKILL; it is left to the kernel."""
+    ignores even SIGKILL; it is left to the kernel.
+    The abandoned thread goes on and can start a process after this sweep: a --python probe it had not
+    started yet at the deadline ran on after gpudoctor exited (`check --timeout 0.15-0.35 --python` of a
+    script that hangs: 5 of 16 runs left it running, reparented to init). The thread is refused new programs
+    from its deadline on (_abandon); one it had begun to start then is swept once more as this process exits
+    (atexit: after the report is written, when nothing of this run may run any more)."""
+    _kill_children()
+    if not _SWEEP_AT_EXIT:
+        import atexit
+
+        _SWEEP_AT_EXIT.append(True)
+        atexit.register(_kill_children)
+
+
+def _kill_children():
     try:
         import psutil
 
