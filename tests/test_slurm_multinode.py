@@ -369,8 +369,11 @@ def test_a_hung_slurmd_in_an_allocation_times_out_alone(ms):
     assert os.path.exists(report), (took, p.returncode, out[-3000:], err[-3000:], ms.log_tail())
     with open(report) as f:
         nodes = nodes_of(f.read())
-    assert took < 8 + 2, took  # 3 s without a word, each node alone (1 s), the step again
+    # The step was given up for sn2 after 3 s without a word, each silent node tried alone, and the step run again
+    # without it (transport/srun.py _run_all), not waited out to the deadline: the state is sn2's message from that
+    # path. (Was `took < 8 + 2`, a wall-clock bound: 11.9 s at load ~16 in suite28's CI, the rerun alone has >= 5 s.)
     assert nodes["sn2"]["error_kind"] == "slurmd" and "did not start a task" in nodes["sn2"]["error"], nodes
+    assert "so the others were gathered without it" in nodes["sn2"]["error"], (took, nodes["sn2"])
     assert all(nodes[h]["reachable"] for h in ("sn1", "sn3", "sn4")), (nodes, err)
 
 
