@@ -54,6 +54,12 @@ MAX_EARLY = 64
 
 _state = {"proc": None, "cmd": None, "env": None, "cwd": None, "options": None, "stub": None, "value": None}
 _EMPTY = dict(_state)
+_started = [None]  # when the early step was started (this machine's clock)
+
+
+def started():
+    """When this process started its early step (time.time()), or None."""
+    return _started[0]
 
 
 def count_nodes(nodelist):
@@ -211,6 +217,9 @@ def start(argv, environ=None):
             first = _first_part(env)
         except Exception:
             first = None
+        import time
+
+        _started[0] = time.time()  # before the step: the start of the window its facts come in (transport.stamp)
         if first is not None:
             from gpudoctor.transport.srun import start_step
 

@@ -184,7 +184,8 @@ def multislurm(tmp_path_factory):
 BEDS = frozenset("test_%s.py" % n for n in (
     "cluster", "container_view", "early_srun", "launch_rendezvous", "mutation_early_srun", "podman",
     "probe_hardening", "probe_local", "probe_tcp", "probe_units", "redteam_2026_11_26_descriptions", "slurm",
-    "slurm_multinode", "slurm28", "transport", "transport_srun", "transport_ssh", "watch"))  # slurm28: a MUNGE Slurm
+    "slurm_multinode", "slurm28", "slurm29", "transport", "transport_srun", "transport_ssh",
+    "watch"))  # slurm28, slurm29: a MUNGE Slurm
 
 
 # Files that share what one of them builds in this process, one unit too, so each is built once as serially:

@@ -538,6 +538,21 @@ class MultiSlurm(object):
             else:
                 subprocess.run(tc + ["qdisc", "del", "dev", dev, "root"], capture_output=True, timeout=10)
 
+    def _clock_overlay(self, name, what):
+        """The shell words that put a node's libfaketime /etc (ld.so.preload, faketimerc) over /etc in a mount
+        namespace started for ``what`` (an overlay's upper and work folders are its own), or "" for a right clock."""
+        skew = self.munge_fault(name) or ""
+        if not skew.startswith(("+", "-")):
+            return ""
+        up, work = (os.path.join(self.dir, "etc-%s-%s-%s" % (name, what, w)) for w in ("up", "work"))
+        for x in (up, work):
+            os.makedirs(x, exist_ok=True)
+        with open(os.path.join(up, "ld.so.preload"), "w") as f:
+            f.write(libfaketime() + "\n")
+        with open(os.path.join(up, "faketimerc"), "w") as f:
+            f.write(skew + "\n")
+        return "mount -t overlay overlay -o lowerdir=/etc,upperdir=%s,workdir=%s /etc && " % (up, work)
+
     def start_sshd(self, name):
         """An sshd on the node's own address (port 22 of its network namespace) with the node's
         hostname and /etc/hosts, as a cluster's nodes run one beside slurmd. Logins as the
@@ -566,8 +581,9 @@ class MultiSlurm(object):
             f.write("ListenAddress %s:22\nHostKey %s/host_ed25519\nPidFile %s/sshd-%s.pid\nAuthorizedKeysFile "
                     "%s/authorized_keys\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
                     "StrictModes no\nLogLevel ERROR\n" % (self.addr(i), d, d, name, d))
-        inner = 'hostname %s && mount --bind %s /etc/hosts && exec "$0" -D -e -f "$1"' % (
-            name, os.path.join(self.dir, "hosts"))
+        # a node whose clock is off (munge={i: "+120s"}) is off for its sshd and what it runs too, as for its slurmd
+        inner = 'hostname %s && %smount --bind %s /etc/hosts && exec "$0" -D -e -f "$1"' % (
+            name, self._clock_overlay(name, "ssh"), os.path.join(self.dir, "hosts"))
         cmd = [_exe("nsenter"), "--net=/var/run/netns/" + self.ns(i), _exe("unshare"), "--uts", "--mount",
                "--propagation", "private", "sh", "-c", inner, sshcluster.SSHD, conf]
         log = open(os.path.join(d, "sshd-%s.log" % name), "w")

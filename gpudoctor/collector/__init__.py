@@ -13,7 +13,7 @@ from .base import Context, collect_sections, dumps
 # Section modules, in collection order. Adding a facts section is one edit: its module
 # (with @section functions) here; bundle.py ships the same list to the nodes.
 MODULES = ("system", "ssh", "nvidia", "cuda", "python_env", "rdma", "network", "ofed", "nccl_env", "cluster",
-           "rendezvous", "watch")
+           "rendezvous", "watch", "munge")
 for _name in MODULES:
     __import__(__name__ + "." + _name)  # importlib.import_module would import importlib (and warnings) on a node
 
@@ -28,13 +28,16 @@ def collect(ctx=None, only=None, last=()):
         only = set(ctx.options["only"])
     t0 = time.time()
     sections, timings = collect_sections(ctx, only=only, last=last)
+    # the node's own clock, read once its facts are complete: the gatherer compares it with the window it sent and
+    # received them in (collector.gathered, set there; checks/clock.py)
+    now = time.time()
     doc = {
         "schema": SCHEMA,
         # the node's name as the controller knows it (hostfile alias); the hostname otherwise
         "node": ctx.options.get("node") or (sections.get("host") or {}).get("hostname") or "",
-        "collected_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "collected_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
         "collector": {"version": COLLECTOR_VERSION, "python": "%d.%d.%d" % sys.version_info[:3],
-                      "executable": sys.executable, "duration_s": round(time.time() - t0, 4),
+                      "executable": sys.executable, "duration_s": round(now - t0, 4), "clock_s": round(now, 3),
                       "section_seconds": timings},
     }
     doc.update(sections)

@@ -366,8 +366,23 @@ def is_fd_exhaustion(exc):
     return isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE)
 
 
-def interpret(host, rc, out, err, python, truncated=False):
+def stamp(doc, via, sent=None, received=None):
+    """Set ``collector.gathered`` in a node's facts: how this machine reached it and the window ([sent, received],
+    this machine's clock) within which the node read its own clock (collector.clock_s; checks/clock.py compares
+    them). Only the gatherer writes it: one a node sent of its own is replaced."""
+    meta = doc.get("collector") if isinstance(doc, dict) else None
+    if not isinstance(meta, dict):
+        return doc
+    g = {"via": via}
+    if sent is not None and received is not None:
+        g.update(sent_s=round(sent, 3), received_s=round(received, 3))
+    meta["gathered"] = g
+    return doc
+
+
+def interpret(host, rc, out, err, python, truncated=False, window=None):
     """A node's answer (exit status, stdout bytes/text, stderr text) as a Node.
+    ``window``: (via, sent, received) of the answer on this machine's clock (stamp).
 
     Exit status 127 alone does not mean python is missing (the collector's own child can
     exit 127, or the login shell can fail a command): only the remote command's own mark
@@ -392,6 +407,11 @@ def interpret(host, rc, out, err, python, truncated=False):
         shown = out.strip()[:80].replace("\n", " ")
         return Node(host=host, error="not facts JSON: %r" % shown, error_kind="garbage")
     doc["node"] = host  # the controller's name for the node, never the one the node claims
+    meta = doc.get("collector")
+    if isinstance(meta, dict):
+        meta.pop("gathered", None)  # never the node's own word for the window
+        if window is not None:
+            stamp(doc, *window)
     return Node(host=host, facts=doc)
 
 

@@ -345,6 +345,7 @@ class _Task(object):
         self.overflow = False
         self.asked = False  # asked for the collector's sources
         self.env = False  # announced with the first part in its environment
+        self.received = None  # when its end frame came (this machine's clock)
 
 
 def head_is_chunk(text):
@@ -900,7 +901,11 @@ class SrunTransport(Transport):
 
         # the step cli.main started first thing, when it runs this very command (early_srun.py),
         # with the first part in its environment where it was built of these very options
+        sent = time.time()  # the window's start for the nodes' clocks (transport.stamp)
         proc, stub, in_env = early_srun.take(cmd, payload.options or {}, per) or (None, None, None)
+        if proc is not None:
+            sent = min(sent, early_srun.started() or 0.0)  # the step started first thing (0: no lower bound known)
+        self._sent = sent
         try:
             if proc is None:
                 # A step of its own: the first part goes in the step's environment, which Slurm
@@ -1159,6 +1164,7 @@ class SrunTransport(Transport):
             parts = rest.split()
             if len(parts) == 3 and parts[1].lstrip("-").isdigit() and parts[2].isdigit():
                 task.end = (int(parts[1]), int(parts[2]))
+                task.received = time.time()  # the node read its clock before this frame (transport.stamp)
         elif len(task.garbage) < 5:
             task.garbage.append(text[:80])
 
@@ -1245,7 +1251,9 @@ class SrunTransport(Transport):
                 except (ValueError, zlib.error, TypeError) as exc:
                     out[h] = Node(host=h, error="broken frame: %s" % exc, error_kind="garbage")
                     continue
-                out[h] = interpret(h, rc, text, err, python)
+                sent = getattr(self, "_sent", None)
+                out[h] = interpret(h, rc, text, err, python, window=("srun", sent, t.received)
+                                   if sent and t.received else None)
             elif NOT_FOUND_MARK in err or any(_EXECVE.search(e) for e in t.err):
                 out[h] = Node(host=h, error="%s not found on the node" % python, error_kind="python-missing")
             elif h in exits and final:

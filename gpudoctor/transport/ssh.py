@@ -170,6 +170,7 @@ class _Slot(object):
         self.conn = None
         self.pgid = None
         self.exec_started = False  # the remote command runs: a pgid line is on its way
+        self.sent = self.received = None  # the window the facts came in (transport.stamp)
         self.lock = threading.Lock()
 
 
@@ -337,7 +338,8 @@ class SSHTransport(Transport):
                     conn.close()
                 except Exception:
                     pass
-        return interpret(slot.host, rc, out, err, python, truncated=truncated)
+        return interpret(slot.host, rc, out, err, python, truncated=truncated,
+                         window=("ssh", slot.sent, slot.received) if slot.sent and slot.received else None)
 
     def _exchange(self, slot, conn, cmd, script, deadline):
         """Run cmd, write the script, read stdout (at most MAX_OUTPUT bytes) and the tail
@@ -345,6 +347,7 @@ class SSHTransport(Transport):
         transport = conn.client.get_transport()
         chan = transport.open_session(timeout=max(0.5, deadline - time.time()))
         chan.settimeout(0.2)
+        slot.sent = time.time()  # before the collector can start: the window's start (transport.stamp)
         chan.exec_command(cmd)
         slot.exec_started = True
         out, err = bytearray(), bytearray()
@@ -390,6 +393,7 @@ class SSHTransport(Transport):
             except socket.timeout:
                 continue
             if not chunk:
+                slot.received = time.time()  # all of stdout: the node read its clock before this
                 break
             out.extend(chunk)
             if len(out) > MAX_OUTPUT:  # a node streaming forever: garbage, and ended
