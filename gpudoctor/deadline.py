@@ -39,7 +39,9 @@ def call(func, seconds):
             out.value = func()
         except BaseException as exc:  # re-raised in the caller's thread
             out.error = exc
-        out.done = True
+        with _LOCK:  # ended: its ident may be another thread's next (a test process's deadline.call runs on)
+            out.done = True
+            _ABANDONED.discard(threading.get_ident())
         out.finished.set()
 
     t = threading.Thread(target=work, name="gpudoctor-local-run", daemon=True)
@@ -49,9 +51,10 @@ def call(func, seconds):
     except KeyboardInterrupt as exc:  # the work goes on: a caller may wait a moment for what it has (watch)
         exc.pending = (t, out)
         raise
-    if not out.done:
-        _abandon(t)
-        return False, None
+    with _LOCK:
+        if not out.done:
+            _abandon(t)
+            return False, None
     if out.error is not None:
         raise out.error
     return True, out.value
@@ -99,6 +102,7 @@ def local_nodes(python=None, timeout=30.0, fast=False):
 
 
 _SWEEP_AT_EXIT = []
+_LOCK = threading.Lock()
 _ABANDONED = set()  # threads past their deadline: they start no process any more (_no_spawn)
 _SPAWN_EVENTS = frozenset(("subprocess.Popen", "os.system", "os.posix_spawn", "os.fork", "os.forkpty", "os.exec",
                            "os.spawn", "pty.spawn"))  # the audit events that start a program (Python docs, audit_events)

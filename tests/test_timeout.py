@@ -145,3 +145,25 @@ def test_facts_past_timeout_says_so_instead_of_printing_null(gpudoctor_cli, hung
     rc, out, err = gpudoctor_cli("facts", "--timeout", "1", "--python", hung_python)
     assert rc == 1 and out.strip() == ""
     assert "could not be checked (timeout)" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_abandoned_thread_that_ended_frees_its_ident():
+    """The refusal is of the abandoned thread only, while it runs: a thread's ident is reused by the next thread, and
+    a test process (or anything else that calls deadline.call again) would have its later threads refused."""
+    import threading
+
+    from gpudoctor import deadline
+
+    go, idents = threading.Event(), []
+
+    def work():
+        idents.append(threading.get_ident())
+        go.wait(60)
+
+    assert deadline.call(work, 0.01) == (False, None)
+    assert idents and idents[0] in deadline._ABANDONED
+    go.set()
+    end = time.time() + 60
+    while idents[0] in deadline._ABANDONED:
+        assert time.time() < end, "the ended thread's ident is still refused programs"
+        time.sleep(0.01)
