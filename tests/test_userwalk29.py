@@ -107,3 +107,37 @@ def test_check_interrupted_line_names_the_unreachable_apart(tmp_path):
             "1 unreachable" % (kept, 2 - kept), err
     finally:
         c.cleanup()
+
+
+def test_diff_folds_bridge_ports_that_come_and_go(tmp_path):
+    # Two runs on a node where containers start and stop (this VM's test beds; a Docker or Kubernetes GPU node):
+    # `diff` listed every veth port of a bridge ('network.interfaces[gds2b251h] added', one line each, 10 on this
+    # VM). A port enslaved to a bridge with no IPv4 address is no interface NCCL can bind its socket to: such ports
+    # are now one line with their count. A bridge or port with an address is still listed by name. Real facts of
+    # this machine; the 'before' one has fewer interfaces.
+    rc, out, err = _cli(["facts", "-o", "after.json"], tmp_path, drop=("NCCL_", "GPUDOCTOR_"))
+    assert rc in (0, 1), err
+    doc = json.loads((tmp_path / "after.json").read_text())
+    ifs = doc["network"]["interfaces"]
+    port = {"carrier": 1, "ipv4": [], "ipv6": [{"address": "fe80::4028:83ff:fef8:84c", "prefixlen": 64,
+                                                 "scope": "link"}], "kind": "virtual", "link_type": "ether",
+            "mac": "42:28:83:f8:08:4c", "master": "uwbr0", "mtu": 1500, "speed_mbps": 10000, "state": "up",
+            "virtual": True}
+    bridge = dict(port, kind="bridge", master=None, virtual=True, name="uwbr0",
+                  ipv4=[{"address": "10.250.182.1", "prefixlen": 24}])
+    ports = [dict(port, name="uwbr0p%d" % i) for i in range(3)]
+    addressed = dict(port, name="uwbr0p9", ipv4=[{"address": "10.250.182.9", "prefixlen": 24}])
+    doc["network"]["interfaces"] = ifs + [bridge, addressed] + ports
+    (tmp_path / "after.json").write_text(json.dumps(doc))
+    doc["network"]["interfaces"] = ifs + [dict(port, name="uwbr0old")]
+    (tmp_path / "before.json").write_text(json.dumps(doc))
+    rc, out, err = _cli(["diff", "before.json", "after.json"], tmp_path)
+    assert rc in (0, 1), err
+    assert "uwbr0p0" not in out and "uwbr0old" not in out, out
+    assert "network.interfaces[uwbr0] added" in out and "network.interfaces[uwbr0p9] added" in out, out
+    lines = [l.strip() for l in out.splitlines() if "bridge ports" in l]
+    n = sum(1 for i in ifs if i.get("virtual") is True and i.get("master") and not i.get("ipv4"))  # this machine's
+    assert lines == ["vm: bridge ports with no IPv4 address %d -> %d; 3 added, 1 removed (containers' veths: NCCL "
+                     "binds no interface without an address; not listed one by one)" % (n + 1, n + 3)], out
+    rc, out, err = _cli(["diff", "after.json", "after.json"], tmp_path)
+    assert "bridge ports" not in out, out
