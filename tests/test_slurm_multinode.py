@@ -138,10 +138,13 @@ def test_srun_gpudoctor_check_in_a_job_is_one_run_of_its_first_task(ms):
 
 
 # The tests that show no node is waited for run with a deadline far above what a loaded machine
-# takes (a run that waited for a node would take all of it): with --timeout 8 and `took < 6`
-# the wall clock alone failed them at load 20-70 on the shared 2-core machine (issue 20 audit:
-# 6.x s for the down/drained nodes, over 8 s for --fallback ssh), nothing waited for.
-NO_WAIT_DEADLINE, NO_WAIT_BOUND = 30, 20
+# takes: with --timeout 8 and `took < 6` the wall clock alone failed them at load 20-70 on the
+# shared 2-core machine (issue 20 audit: 6.x s for the down/drained nodes, over 8 s for --fallback
+# ssh), nothing waited for. Nor is a wall-clock bound the proof (it was `took < 20` of the 30 s until
+# suite29): each such node's message is the preflight's (transport/srun.py _preflight: one scontrol
+# call and a TCP connect to the slurmd port, before the step), whose nodes are left out of the step;
+# a node the step waited for reads 'timeout' or 'slurmd did not start a task' instead.
+NO_WAIT_DEADLINE = 30
 
 
 def test_down_and_drained_nodes_are_classified_and_the_others_reported(ms):
@@ -150,8 +153,10 @@ def test_down_and_drained_nodes_are_classified_and_the_others_reported(ms):
     rc, nodes, err, took = srun_check(ms, timeout_s=NO_WAIT_DEADLINE)
     assert (nodes["sn1"]["error_kind"], nodes["sn2"]["error_kind"]) == ("node-down", "node-drained"), nodes
     assert "admin: PSU swap" in nodes["sn1"]["error"] and "admin: DIMM B2" in nodes["sn2"]["error"]
+    # the preflight's words: both were left out of the step, srun was not left waiting for them
+    assert all("no task can start there" in nodes[h]["error"] for h in ("sn1", "sn2")), (took, nodes)
     assert nodes["sn3"]["reachable"] and nodes["sn4"]["reachable"], (nodes, err)
-    assert rc == 1 and took < NO_WAIT_BOUND, took  # srun was not left waiting for the two nodes until the deadline
+    assert rc == 1
 
 
 def test_a_node_an_exclusive_job_holds_is_busy_for_a_check_from_outside_a_job(ms):
@@ -164,9 +169,11 @@ def test_a_node_an_exclusive_job_holds_is_busy_for_a_check_from_outside_a_job(ms
         rc, nodes, err, took = srun_check(ms, timeout_s=NO_WAIT_DEADLINE)
     finally:
         ms.run("scancel", job)
-    assert nodes["sn1"]["error_kind"] == "node-busy" and "CPUAlloc=2 of CPUTot=2" in nodes["sn1"]["error"], nodes
+    # the preflight's words (CPUAlloc of scontrol show node): left out, not waited for in the queue
+    assert nodes["sn1"]["error_kind"] == "node-busy" and "CPUAlloc=2 of CPUTot=2" in nodes["sn1"]["error"], (
+        took, nodes)
     assert all(nodes[h]["reachable"] for h in ("sn2", "sn3", "sn4")), (nodes, err)
-    assert rc == 1 and took < NO_WAIT_BOUND, took
+    assert rc == 1
 
 
 def test_a_dead_slurmd_is_classified_before_slurmctld_notices(ms):
@@ -182,9 +189,10 @@ def test_a_dead_slurmd_is_classified_before_slurmctld_notices(ms):
         # said; the window before it notices is tried once more with a fresh slurmd
         print("slurmctld noticed the dead slurmd first; once more:", noticed)
         ms.reset()
-    assert nodes["sn2"]["error_kind"] == "slurmd" and "connection refused" in nodes["sn2"]["error"], nodes
+    # the preflight's words (a refused connect to its slurmd port): left out of the step, not waited for
+    assert nodes["sn2"]["error_kind"] == "slurmd" and "connection refused" in nodes["sn2"]["error"], (took, nodes)
     assert all(nodes[h]["reachable"] for h in ("sn1", "sn3", "sn4")), (nodes, err)
-    assert rc == 1 and took < NO_WAIT_BOUND, took
+    assert rc == 1
 
 
 def test_fallback_ssh_reaches_the_nodes_srun_cannot_and_the_report_says_how(ms):
@@ -197,7 +205,7 @@ def test_fallback_ssh_reaches_the_nodes_srun_cannot_and_the_report_says_how(ms):
     assert nodes["sn2"]["reachable"] and nodes["sn2"]["via"] == "ssh", (nodes["sn2"], err)
     assert "slurmd" in nodes["sn2"]["fallback_from"] and "connection refused" in nodes["sn2"]["fallback_from"]
     assert [nodes[h]["via"] for h in ("sn1", "sn3", "sn4")] == ["srun"] * 3, nodes
-    assert rc == 1 and took < NO_WAIT_BOUND, took  # sn3's small /dev/shm; no node waited for
+    assert rc == 1, (rc, took)  # sn3's small /dev/shm; sn2 left out by the preflight (connection refused), not waited for
     # a node outside the job: srun cannot start a step there; the config key allows ssh
     with open(os.path.join(ms.cwd, "gpudoctor.toml"), "w") as f:
         f.write('fallback = "ssh"\n')
@@ -213,7 +221,7 @@ def test_hung_garbage_and_missing_python_nodes_beside_a_healthy_one(ms):
     path = "/dev/shm/gd-multinode-py-%d" % os.getpid()
     with open(path, "w") as f:
         f.write('#!/bin/sh\ncase "$SLURMD_NODENAME" in\n  sn2) echo "Welcome to sn2"; exit 0;;\n'
-                '  sn4) exec sleep 60;;\nesac\nexec python3 "$@"\n')
+                '  sn4) exec sleep 600;;\nesac\nexec python3 "$@"\n')
     os.chmod(path, 0o755)
     try:
         # 6 s: the step's launch on 4 nodes takes 2-3 s on a loaded 2-core machine; with 4 s it
@@ -225,7 +233,9 @@ def test_hung_garbage_and_missing_python_nodes_beside_a_healthy_one(ms):
     assert kinds == {"sn1": None, "sn2": "garbage", "sn3": "python-missing", "sn4": "timeout"}, (
         nodes, err, ms.log_tail())
     assert nodes["sn1"]["reachable"] and "Welcome to sn2" in nodes["sn2"]["error"]
-    assert rc == 1 and took < 6 + 5, took
+    # sn4 hangs for 600 s, ten times gd's 60 s deadline on the whole run: a run that ended at all, with sn4 a
+    # 'timeout', was ended by its --timeout 6 (was `took < 6 + 5`, a wall-clock bound: suite29)
+    assert rc == 1, (rc, took)
 
 
 # no limits.memlock: beside an HCA, the 8 MiB memlock this machine allows fails too (ibv_reg_mr)
