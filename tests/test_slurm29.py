@@ -103,6 +103,13 @@ def test_the_munge_section_carries_a_keyed_hash_and_never_the_key(tmp_path):
     assert a["key_hmac"] == "hmac:" + hmac_sha256_hex(run.encode("ascii"), key.decode("latin-1").encode("utf-8"))[:16]
     d = m.munge(Context(root=_key_tree(tmp_path / "d", key), options={"env_key": os.urandom(32).hex()}))
     assert d["key_hmac"] != a["key_hmac"] and d["key_id"] != a["key_id"]  # another run: not comparable, and told
+    # diff / history between two runs of different keys: no change (the same key on the node); another key on the
+    # node under the same run key: a change
+    from gpudoctor.changes import compare
+
+    assert compare({"munge": dict(a, status="ok")}, {"munge": dict(d, status="ok")}) == []
+    [ch] = compare({"munge": dict(a, status="ok")}, {"munge": dict(c, status="ok")}, key_ids=("k", "k"))
+    assert ch.path == "munge.key_hmac", ch
     text = dumps(a)
     import hashlib
 

@@ -26,8 +26,9 @@ MAX_KEY_BYTES = 1 << 20
 
 
 def key_id(key):
-    """Which run key made a node's hashes (a hash of the run key alone): equal ids, comparable hashes."""
-    return env_hash("gpudoctor munge key id", key)[5:13]
+    """Which run key made a node's hashes (a hash of the run key alone): equal ids, comparable hashes. Marked as
+    a keyed hash ('hmac:'), so that diff and history leave it out between runs of different keys, as the hash."""
+    return env_hash("gpudoctor munge key id", key)[:13]
 
 
 @section("munge")
