@@ -72,6 +72,10 @@ def test_every_assigned_site_is_bounded_and_matches_in_its_programs_line_form():
     # a #! line with CRLF line ends: bash 5.2 no longer shows the ^M; both causes are given, CRLF with dos2unix
     ("bash_crlf_shebang", "exec.interpreter_missing", "dos2unix"),
     ("bash_crlf_run", "shell.crlf_line_ends", "dos2unix"),
+    # the interpreter is there but not executable
+    ("bash_bad_interpreter_eacces", "exec.interpreter_missing", "findmnt -T"),
+    # a dash builtin's own error carries its name: '<script>: 1: set: Illegal option -o pipefail'
+    ("dash_pipefail", "shell.dash_bashism", "#!/bin/bash"),
     # '#!/usr/bin/env python3 -u': env looks for 'python3 -u' (UTF-8 quotes and the C locale's)
     ("env_two_words", "exec.env_shebang_args", "env -S"),
     ("env_two_words_c", "exec.env_shebang_args", "env -S"),
@@ -165,3 +169,30 @@ def test_glibc_2_41_refusing_an_executable_stack_and_a_library_of_the_wrong_clas
         f = explain.explain_text(text, kb)["findings"][0]
         assert f["id"] == "loader.cannot_open", text
         assert "wrong ELF class" in f["causes"][0]["text"]
+
+
+def test_bashs_own_wording_is_read_without_its_prefix_and_errno_texts_are_not(kb):
+    # a paste often drops 'bash: ' (the interactive shell's name): bash's own sentences are still bash's
+    f = explain.explain_text("/opt/venv/bin/accelerate: /opt/venv/bin/python3: bad interpreter: Permission denied\n",
+                             kb)["findings"][0]
+    assert f["id"] == "exec.interpreter_missing" and "chmod +x" in _fixes(f)
+    # an errno text needs the shell's line form
+    assert "exec.not_executable" not in [x["id"] for x in explain.explain_text(
+        "./train.sh: Permission denied\n", kb)["findings"]]
+    f = explain.explain_text("-bash: ./train.sh: Permission denied\n", kb)["findings"][0]
+    assert f["id"] == "exec.not_executable"
+
+
+def test_an_echoed_exit_status_of_127_or_126_says_what_to_look_for(kb):
+    # srun's and pdsh's own report lines (srun/libsrun, pdsh's 'exited with exit code'): only the echo is in the text
+    res = explain.explain_text("srun: error: node1: task 0: Exited with exit code 127\n", kb)
+    assert res["verdict"] == "echo_only"
+    note = next(n for n in res["findings"][0]["notes"] if n.startswith("Exit status 127"))
+    assert "could not find the command" in note and "<cmd>: command not found (bash)" in note
+    assert "<cmd>: not found (dash)" in note
+    res = explain.explain_text("pdsh@login: node1: ssh exited with exit code 126\n", kb)
+    note = next(n for n in res["findings"][0]["notes"] if n.startswith("Exit status 126"))
+    assert "<cmd>: Permission denied (bash)" in note
+    # another status is the program's own: no such note
+    res = explain.explain_text("srun: error: node1: task 0: Exited with exit code 1\n", kb)
+    assert not any(n.startswith("Exit status") for f in res["findings"] for n in f["notes"])

@@ -72,8 +72,14 @@ FORMS = {
     # script's): a program's 'message: permission denied' (torch's DistNetworkError) or 'strerror: Permission denied'
     # is no shell's
     "bash": r"(?:(?:^|[\s\]>:/])-?(?:ba|z|k)?sh: (?:line \d{1,7}: )?|(?:^|[\s\]>:])[^\s:]{1,200}: line \d{1,7}: )",
-    "dash": r"(?:^|[\s\]>:])[^\s:]{1,200}: \d{1,7}: ",
+    # a builtin's own error adds its name ('pipefail.sh: 1: set: Illegal option -o pipefail': src/error.c, the
+    # builtin's commandname)
+    "dash": r"(?:^|[\s\]>:])[^\s:]{1,200}: \d{1,7}: (?:[\w.]{1,40}: )?",
 }
+# bash's messages whose own words are bash's alone: matched on any line, with or without the shell's prefix (a paste
+# often drops 'bash: '); the rest (an errno text, 'unbound variable', 'command not found') need bash's line form
+BARE_OK = re.compile(r"bad interpreter|required file not found|cannot execute binary file|"
+                     r"syntax error near unexpected token")
 _CU_FORM = r"(?:^|[\s/]){prog}: "
 _WILD = r"[^\n]{0,200}?"
 _NAME = r"[^\n:]{1,200}?"  # the word or path a shell names first (no ':' in it)
@@ -150,7 +156,9 @@ MSG_FIX = [
      "the kernel could not run the interpreter named on the script's #! line (bash prints that line's path, a "
      "trailing carriage return as '^M', then execve's error)",
      ["fix the #! line: the interpreter's real path on every node (#!/usr/bin/env python3 looks it up on PATH), "
-      "or run it as 'bash <script>' / 'python <script>'; a '^M' after the path -> dos2unix <script>"]),
+      "or run it as 'bash <script>' / 'python <script>'; a '^M' after the path -> dos2unix <script>; 'Permission "
+      "denied' after it -> the interpreter is there but not executable: chmod +x <it>, or it is on a noexec mount "
+      "(findmnt -T <it>)"]),
     (r"use -\[v\]S",
      "env was given one argument holding a space ('python3 -u'): Linux passes everything after the #! "
      "interpreter as a single argument (binfmt_script), so env looked for a program named 'python3 -u'",
@@ -271,6 +279,8 @@ def _matcher(prog, text):
     body = text
     if prog in FORMS or prog in ("env", "nohup", "timeout", "stdbuf"):
         form = FORMS.get(prog) or _CU_FORM.format(prog=re.escape(prog))
+        if prog == "bash" and BARE_OK.search(body):
+            form = r"(?:^|[\s\]>:'\"])"
         if body == "'%s': %s":
             # env.c's exec failure: the quoted name, then execve's strerror (its only text of its own)
             return (form + _QUOTE + r"[^'‘’\n]{1,200}" + _QUOTE + r":\ (?:%s)" % "|".join(

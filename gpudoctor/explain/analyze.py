@@ -459,6 +459,12 @@ def analyze(scan, kb, assume_error=False):
             verdict = "echo_only" if got["kind"] == "echo" else "root_cause"
     else:
         verdict = "no_error"
+    if verdict == "echo_only" and findings:
+        from gpudoctor.explain import execstatus as _execstatus
+
+        why = _execstatus.note(findings[0])  # (exec29) 126 / 127: the shell or wrapper that could not start it
+        if why:
+            findings[0]["notes"].append(why)
     if verdict == "root_cause":  # (wrong20) EEXIST from makedirs(exist_ok=True): a path that is no directory
         findings = _guard.not_a_directory_root(findings, scan, kb)
         _guard.wdir_first_cause(findings, scan)  # (wrong20) Open MPI's working-directory topic: its fields' mkdir
