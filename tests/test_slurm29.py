@@ -202,6 +202,24 @@ def test_a_node_120s_ahead_fails_over_ssh_and_an_unreadable_key_is_skipped(bed):
     assert rep["summary"]["exit_code"] == 1 and r.returncode == 1
 
 
+def test_the_gathering_machines_own_clock_off_shows_on_every_node(bed):
+    """This machine's clock 200 s behind (gpudoctor itself under libfaketime; ssh carries no environment to the
+    nodes): every node reads ahead of it, sn1 by ~200 s, sn4 by ~320 s, and the fix says that the same offset on
+    every node means this machine's clock is the one off."""
+    import slurmcluster
+
+    env = dict(LD_PRELOAD=slurmcluster.libfaketime(), FAKETIME="-200s", FAKETIME_DONT_RESET="1")
+    r = bed.run(bed.gpudoctor, "check", "--json", "--select", "clock", "--via", "ssh", "--ssh-config",
+                bed.ssh_config, "--nodes", "sn1,sn4", env=dict(bed.env, **env), timeout=120)
+    assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
+    rep = json.loads(r.stdout)
+    out = _outcomes({c["id"]: c for c in rep["checks"]}["clock.offset"])
+    assert out["sn1"][0] == "fail" and 195.0 <= _ahead(out["sn1"][1]) <= 205.0, out
+    assert out["sn4"][0] == "fail" and 315.0 <= _ahead(out["sn4"][1]) <= 325.0, out
+    [f] = {f["fix"] for f in rep["findings"] if f["check"] == "clock.offset"}
+    assert "If every node reads the same offset, this machine's clock is the one off" in f
+
+
 def test_srun_fails_the_node_120s_ahead_and_munge_keys_compare_equal_then_drift(bed):
     """Through srun (as root): sn4 fails clock.offset, sn[1-3] pass; all four hold the same key. Then sn3's key on
     disk is replaced (its munged keeps the old one: Slurm still runs jobs there, until munged restarts): munge.key
