@@ -120,6 +120,16 @@ def test_the_munge_section_carries_a_keyed_hash_and_never_the_key(tmp_path):
 
     with pytest.raises(Unsupported):
         m.munge(Context(root=str(tmp_path / "none"), options={"env_key": run}))
+    # a key that is a link to a file is read (the hash equals the file's); a FIFO put there never blocks the collector
+    link = tmp_path / "e" / "etc" / "munge"
+    link.mkdir(parents=True)
+    (link / "munge.key").symlink_to(tmp_path / "a" / "etc" / "munge" / "munge.key")
+    assert m.munge(Context(root=str(tmp_path / "e"), options={"env_key": run}))["key_hmac"] == a["key_hmac"]
+    fifo = tmp_path / "f" / "etc" / "munge"
+    fifo.mkdir(parents=True)
+    os.mkfifo(str(fifo / "munge.key"))
+    with pytest.raises(RuntimeError, match="not a regular file"):
+        m.munge(Context(root=str(tmp_path / "f"), options={"env_key": run}))
 
 
 def _munge_check(values):

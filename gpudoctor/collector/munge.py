@@ -50,14 +50,16 @@ def munge(ctx):
            "size_bytes": st.st_size}
     key = ctx.options.get("env_key")
     try:
-        # O_NONBLOCK: a FIFO swapped in after the stat never blocks the collector
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
+        # O_NONBLOCK: a FIFO swapped in after the stat never blocks the collector (and fstat below refuses it)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        # munged's key is the munge user's, mode 0400 (munged(8) refuses a key others can read): a user other than
-        # root or munge cannot read it
+        # the key is the munge user's, readable by it alone (0400 or 0600: the Installation Guide above): a user
+        # other than root or munge cannot read it
         raise RuntimeError("cannot read %s as uid %d: %s (it is uid %d's, mode %s): gather as root to compare it "
                            "across nodes" % (KEY_PATH, ctx.uid, exc.strerror or exc, st.st_uid, out["mode"]))
     try:
+        if not _stat.S_ISREG(os.fstat(fd).st_mode):
+            raise RuntimeError("%s is not a regular file" % KEY_PATH)
         data = b""
         while len(data) <= MAX_KEY_BYTES:
             chunk = os.read(fd, 65536)
