@@ -288,11 +288,21 @@ def compare(before, after, key_ids=(None, None)) -> List[Change]:
     out, seen = [], {}
     gone = []  # records added or removed whole: their fields are not listed one by one
     ports = {}  # bridge ports that came or went: one line with their count (_fold_ports)
+    uncollected = {}  # a section one run's collector did not collect (an older gpudoctor, --fast): named once
+    for doc, other, way, run in ((after, before, "added", "earlier"), (before, after, "removed", "later")):
+        took = other.get("collector") if isinstance(other, dict) else None
+        took = took.get("section_seconds") if isinstance(took, dict) else None
+        if isinstance(doc, dict) and isinstance(took, dict):
+            for sec in doc:
+                if sec not in other and sec not in took and sec not in ("schema", "node", "collected_at", "collector"):
+                    uncollected[str(sec)] = (way, run)
     for path in sorted(set(a) | set(b)):
         if _bridge_port(path, a) != _bridge_port(path, b):
             ports[path] = "removed" if _bridge_port(path, a) else "added"
             gone.append(path)
     for path in sorted(set(a) | set(b)):
+        if path.split(".")[0].split("[")[0] in uncollected:
+            continue
         if path in ports or any(path.startswith(g) and path[len(g):len(g) + 1] in (".", "[") for g in gone):
             continue
         va, vb = a.get(path, ABSENT), b.get(path, ABSENT)
@@ -334,6 +344,11 @@ def compare(before, after, key_ids=(None, None)) -> List[Change]:
                           before=sum(1 for p in a if _bridge_port(p, a)), after=sum(1 for p in b if _bridge_port(p, b)),
                           section="network", hint="%d added, %d removed (containers' veths: NCCL binds no interface "
                           "without an address; not listed one by one)" % (added, len(ports) - added)))
+    for sec, (way, run) in sorted(uncollected.items()):
+        out.append(Change(path=sec, label="%s section" % sec, before=PRESENT if way == "removed" else ABSENT,
+                          after=PRESENT if way == "added" else ABSENT, section=sec,
+                          hint="the %s run did not collect it (an older gpudoctor, or a run that skipped it): its "
+                          "values are not compared" % run))
     libs_a, libs_b = _driver_libs(a), _driver_libs(b)
     if libs_a != libs_b:
         out.append(Change(path="gpu.nvml_libs", label="driver libraries (libnvidia-ml.so)", before=libs_a,

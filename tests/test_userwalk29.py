@@ -141,3 +141,36 @@ def test_diff_folds_bridge_ports_that_come_and_go(tmp_path):
                      "binds no interface without an address; not listed one by one)" % (n + 1, n + 3)], out
     rc, out, err = _cli(["diff", "after.json", "after.json"], tmp_path)
     assert "bridge ports" not in out, out
+
+
+def test_diff_after_an_upgrade_names_a_new_section_once(tmp_path):
+    # `check --history` kept runs of an older gpudoctor; after an upgrade that collects a new section (munge, ce4c8a64)
+    # `diff --since last-good` listed each of its fields as a change ('munge.key_hmac (absent) -> value#...',
+    # 'munge.mode (absent) -> 0600', ... 7 lines) though nothing on the node changed. A section the earlier run's
+    # collector had no timing for (collector.section_seconds: it did not collect it) is now one line. Real facts of
+    # this machine; the earlier run made older by removing the section and its timing, as the older collector wrote.
+    rc, out, err = _cli(["facts", "-o", "after.json"], tmp_path, drop=("NCCL_", "GPUDOCTOR_"))
+    assert rc in (0, 1), err
+    doc = json.loads((tmp_path / "after.json").read_text())
+    sec = "tmp"  # a section with several fields (path, free bytes, writable, ...)
+    assert isinstance(doc.get(sec), dict) and sec in doc["collector"]["section_seconds"], doc.keys()
+    doc["tmp"]["sticky"] = doc["tmp"].get("sticky", "x")  # a field that compares
+    (tmp_path / "after.json").write_text(json.dumps(doc))
+    old = json.loads(json.dumps(doc))
+    del old[sec]
+    del old["collector"]["section_seconds"][sec]
+    (tmp_path / "before.json").write_text(json.dumps(old))
+    rc, out, err = _cli(["diff", "before.json", "after.json"], tmp_path)
+    assert rc in (0, 1), err
+    lines = [l.strip() for l in out.splitlines() if "tmp" in l and l.strip().startswith("vm: ")]
+    assert lines == ["vm: tmp section added; the earlier run did not collect it (an older gpudoctor, or a run that "
+                     "skipped it): its values are not compared"], out
+    rc, out, err = _cli(["diff", "after.json", "before.json"], tmp_path)
+    assert [l.strip() for l in out.splitlines() if "tmp" in l and l.strip().startswith("vm: ")] == [
+        "vm: tmp section removed; the later run did not collect it (an older gpudoctor, or a run that skipped it): "
+        "its values are not compared"], out
+    # a section the earlier collector did collect (its timing is there) is still compared field by field
+    old["collector"]["section_seconds"][sec] = 0.01
+    (tmp_path / "before.json").write_text(json.dumps(old))
+    rc, out, err = _cli(["diff", "before.json", "after.json"], tmp_path)
+    assert "tmp section" not in out and "tmp." in out, out
