@@ -289,3 +289,30 @@ def test_patterns_on_untrusted_text_are_bounded():
     # and the user's line is cut before it is read
     row = {"api": "torch.distributed.reduce", "params": ["tensor", "dst"]}
     assert callarg._bound({"src": "x = 1; " * 20000 + "dist.reduce(t, dst=d)"}, row) == {}
+
+
+def _grad_lines(f):
+    return [x for c in f["causes"] for x in c["fix"] if "autograd refuses" in x]
+
+
+def test_requires_grad_on_the_users_own_line(kb):
+    # p16: `p /= WORLD` on a parameter (check_inplace's is_leaf && requires_grad)
+    lines = _grad_lines(_root(kb, _case("p16-allreduce_param_leaf")))
+    assert len(lines) == 1 and lines[0].startswith("p is a tensor that requires grad"), lines
+    assert "with torch.no_grad():" in lines[0] and "p.data / p.detach()" in lines[0]
+
+
+@pytest.mark.parametrize("data", [lambda: _case("p34-context_parallel_leaf_buffers_require_grad"),
+                                  lambda: _text("context_parallel_buffer_requires_grad")])
+def test_requires_grad_under_a_library_call(kb, data):
+    # context_parallel(mesh, buffers=[q], ...) resizes the buffers in place: autograd's resize_ check
+    lines = _grad_lines(_root(kb, data()))
+    assert len(lines) == 1 and lines[0].startswith("your call to context_parallel changes in place"), lines
+    assert "x.detach(), or create them with requires_grad=False" in lines[0]
+
+
+def test_requires_grad_rules_read_the_line():
+    assert callarg._AUG.match("    p /= WORLD").group(1) == "p"
+    assert callarg._AUG.match("w[0] += 1").group(1) == "w"
+    assert not callarg._AUG.match("x == y")
+    assert callarg._INPLACE.search("model.weight.add_(d)").group(1) == "model.weight"

@@ -23,6 +23,10 @@ sizes / dtypes). More readings of the same table:
   - callguard's site (Python guards): a guard reading len() of an argument the user's line wrote as a parenthesized
     string, `("dp")` (a string, not a one-element tuple: `("dp",)`), and the remedies a guard states itself:
     `len(set(x)) != len(x)` (distinct entries), `len(a) != len(b)` (one length).
+  - autograd's refusals to change a tensor that requires grad in place (check_inplace's "a leaf Variable that
+    requires grad is being used in an in-place operation", resize_'s "cannot resize variables that require grad"):
+    on the user's own line the tensor it changes (`p /= world`) under torch.no_grad() or on p.data; under a library
+    call, pass it tensors that do not require grad.
 The family never changes; a healthy log has no root and gets nothing. Names are the table's (the
 wheel's source) or the traceback's; the user's path is sh()-quoted.
 """
@@ -307,6 +311,63 @@ def _nccl_line(tb, msg):
         " / ".join("%s=" % p for p in targets), " (it passes %s)" % ", ".join(passed) if passed else "", where))
 
 
+# autograd's refusals of a change to a tensor that requires grad, each with the test it makes (the torch wheel's
+# torch/include/torch/csrc/autograd/VariableTypeUtils.h check_inplace: can_mutate_inplace_result::is_leaf /
+# view_of_leaf; torch/csrc/autograd/VariableTypeManual.cpp resize_: TORCH_CHECK(!self.requires_grad(), ...),
+# https://github.com/pytorch/pytorch/blob/main/torch/csrc/autograd/VariableTypeManual.cpp)
+_GRAD_CHECKS = [
+    ("a leaf Variable that requires grad is being used in an in-place operation", "var.is_leaf() && "
+     "var.requires_grad()", "torch/csrc/autograd/VariableTypeUtils.h, check_inplace"),
+    ("a view of a leaf Variable that requires grad is being used in an in-place operation", "the view's base "
+     "is_leaf() && requires_grad()", "torch/csrc/autograd/VariableTypeUtils.h, check_inplace"),
+    ("cannot resize variables that require grad", "self.requires_grad()",
+     "torch/csrc/autograd/VariableTypeManual.cpp, resize_"),
+]
+_AUG = re.compile(r"^\s{0,40}([A-Za-z_][\w.]{0,60}?)(?:\[[^\]\n]{0,80}\])?\s{0,4}(?:[-+*/%@&|^]|//|\*\*)=(?!=)")
+_INPLACE = re.compile(r"(?<![\w.])([A-Za-z_][\w.]{0,60}?)\.([a-z][a-z0-9_]{0,30}_)\(")
+
+
+def _grad_line(tb, msg):
+    """autograd refused to change, in place, a tensor that requires grad: on the user's own line, the tensor the line
+    changes (`p /= world`, `w.add_(...)`) and the remedy the test gives (torch.no_grad() for a parameter update, or
+    .data / .detach()); under a library call, the tensors the user's call handed it (pass them detached, or made
+    with requires_grad=False)."""
+    from gpudoctor.explain import callguard
+
+    hit = next((c for c in _GRAD_CHECKS if msg.strip().startswith(c[0])), None)
+    frames = tb.get("frames") or []
+    if not hit or not frames:
+        return None
+    text, test, where = hit
+    uf = userline.user_frame(tb)
+    user = pytb.last_user_frame(tb)
+    at = " (%s line %d)" % (sh(user[0]), user[1]) if user and user[1] else ""
+    if pytb.where(frames[-1][0])[0] == "user" and uf:
+        src = uf.get("src") or ""
+        m = _AUG.match(src) or _INPLACE.search(src)
+        name = userline.ident(m.group(1), None) if m else None
+        if not name:
+            return None
+        return ("%s is a tensor that requires grad (a parameter, or made with requires_grad=True) and autograd "
+                "refuses this in-place change of it (`%s`, %s): make the change under `with torch.no_grad():` (a "
+                "manual update of parameters: averaging, scaling, initialising), or on %s.data / %s.detach() where "
+                "autograd must not see it%s" % (name, test, where, name, name, at))
+    # the function the user's line called: the first frame under it that is neither a decorator's / nn.Module's
+    # pass-through (callguard._PASS), a context manager's machinery (contextlib's __enter__, torch's
+    # generator_context) nor private
+    k = max((i for i, fr in enumerate(frames) if pytb.where(fr[0])[0] == "user"), default=None)
+    if k is None:
+        return None
+    entry = next((fn for _f, _l, fn in frames[k + 1:] if fn and fn not in callguard._PASS and not fn.startswith("_")
+                  and fn != "generator_context"), None)
+    if not entry or not userline.ident(entry, None):
+        return None
+    return ("your call to %s changes in place (resizes / writes) a tensor you passed it, and autograd refuses that for "
+            "a tensor that requires grad (`%s`, %s): pass it tensors that do not require grad (x.detach(), or "
+            "create them with requires_grad=False and call requires_grad_() after the call)%s" % (
+                entry, test, where, at))
+
+
 def fill(scan, findings, tb):
     f = findings[0] if findings else None
     if f is None or f.get("role") != "root" or not f.get("causes") or not tb:
@@ -315,7 +376,8 @@ def fill(scan, findings, tb):
     m = _PREFIX.match(msg)
     if not m:
         got = _private_check(tb, msg)
-        line = _dtype_line(tb, f, *got) if got else _guard_line(tb) or _index_line(tb) or _nccl_line(tb, msg)
+        line = _dtype_line(tb, f, *got) if got else (_guard_line(tb) or _index_line(tb) or _nccl_line(tb, msg)
+                                                     or _grad_line(tb, msg))
         fixes = f["causes"][0]["fix"]
         if line and line not in fixes:
             at = next((i + 1 for i, x in enumerate(fixes) if " refuses this when `" in x), min(1, len(fixes)))
