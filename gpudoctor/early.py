@@ -48,7 +48,7 @@ import sys
 _ELSEWHERE = ("--facts", "--hosts", "--nodes", "--python", "--help", "--version", "--slurm")
 _COMMANDS = ("check", "slurm-health")
 OPTIONS = {"nvidia_smi": False}  # the collector's options on the local fast path (transport/local.py)
-KEYED = ("env", "nccl", "watch")  # the sections that read options["env_key"]: never taken across keys
+KEYED = ("env", "nccl", "watch", "munge")  # the sections that read options["env_key"]: never taken across keys
 MAX_REPLY = 64 << 20  # bytes read from the child (facts are 20-150 KiB; gather.MAX_FACTS_BYTES is 64 MiB)
 
 # No child outlives this many seconds (SIGALRM's default action ends it): gpudoctor's exit kills
