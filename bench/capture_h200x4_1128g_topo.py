@@ -10,7 +10,7 @@ def tryit(f, *a):
     try:
         v = f(*a)
         return v.decode() if isinstance(v, bytes) else v
-    except N.NVMLError as e:
+    except Exception as e:  # NVMLError, and ctypes' refusals
         return "error: %s" % e
 doc = {"driver": tryit(N.nvmlSystemGetDriverVersion), "gpus": [], "pairs": []}
 for i, h in enumerate(hs):
@@ -31,8 +31,9 @@ for i, h in enumerate(hs):
                            "remote": rp.busId.decode() if hasattr(rp, "busId") and isinstance(rp.busId, bytes) else getattr(rp, "busId", rp),
                            "remote_type": tryit(N.nvmlDeviceGetNvLinkRemoteDeviceType, h, l)})
     doc["gpus"].append(g)
-caps = {"read": N.NVML_P2P_CAPS_INDEX_READ, "write": N.NVML_P2P_CAPS_INDEX_WRITE, "nvlink": N.NVML_P2P_CAPS_INDEX_NVLINK,
-        "atomics": N.NVML_P2P_CAPS_INDEX_ATOMICS}
+# nvml.h's nvmlGpuP2PCapsIndex_t, as literals: this nvidia-ml-py defines NVML_P2P_CAPS_INDEX_READ as the tuple (0,)
+# (a trailing comma), which ctypes refuses (call 1's nvml-topo.err)
+caps = {"read": 0, "write": 1, "nvlink": 2, "atomics": 3, "pci": 4}
 for i in range(n):
     for j in range(i + 1, n):
         doc["pairs"].append({"a": i, "b": j, "ancestor": tryit(N.nvmlDeviceGetTopologyCommonAncestor, hs[i], hs[j]),

@@ -682,7 +682,13 @@ def lagging_rank(w, gs):
         return None
     waits = all(g["state"] == "waiting" for g in busy)
     moves = all((g["nvlink_bytes_s"] or 0) >= RDMA_MIN for g in busy + lag)
-    if not (waits or moves) or not one_job(w, busy, lag):
+    # NVLink not read at all (the nvidia-smi sampler; PCIe GPUs, whose NVML has no NVLink counters): the ranks' one
+    # launcher says they are one job, not that they exchange data each step (a launcher's independent runs look the
+    # same): named as a warning. Seen on a real 4x H200 (fixtures/recorded/h200x4-2026-11-28g/call2/): a rank
+    # sleeping 0.03 s a step, GPU 2 at 38% beside 99%, passed as "computing ... at 83% utilization" through nvidia-smi
+    unread = not (waits or moves) and all(g["nvlink_bytes_s"] is None for g in busy + lag) and \
+        set(g["index"] for g in busy + lag) <= set(i for p in launcher_ranks(w) for i in _gpu_ids(p))
+    if not (waits or moves or unread) or not one_job(w, busy, lag):
         return None
     on = set(g["index"] for g in lag)
     slow = [p for p in processes(w) if set(_gpu_ids(p)) & on]
@@ -702,13 +708,19 @@ def lagging_rank(w, gs):
         busy_text = "the job's GPU %s wait%s for it at %s utilization and %s of %s %.0f W power limit (NCCL's " \
                     "kernels resident, not computing)" % (idx, "s" if one else "", util_text, frac_text,
                                                           "its" if one else "their", limit or 0)
+    elif unread:
+        busy_text = "the job's GPU %s stay%s busy at %s utilization and %s of %s %.0f W power limit; they and it are " \
+                    "one launcher's ranks (parent %s), and if they exchange data each step (DDP, FSDP) they wait for " \
+                    "it (NVLink not read by %s: whether they exchange data is not seen)" % (
+                        idx, "s" if one else "", util_text, frac_text, "its" if one else "their", limit or 0,
+                        launcher_ranks(w)[0].get("ppid"), _dict(w.get("gpu")).get("source") or "the sampler")
     else:
         busy_text = "the job's GPU %s stay%s busy at %s utilization and %s of %s %.0f W power limit: %s share of " \
                     "each step, then NCCL's kernels waiting for it (NVLink %s a GPU, in and out)" % (
                         idx, "s" if one else "", util_text, frac_text, "its" if one else "their", limit or 0,
                         "its" if one else "their", human_rate(_mean([g["nvlink_bytes_s"] or 0 for g in busy + lag])))
-    msg = "a rank on this node holds the job: %s while %s; pid %s on GPU %s spends its steps off the GPU" % (
-        lag_text, busy_text, who, ",".join(str(i) for i in sorted(on)))
+    msg = "a rank on this node %s the job: %s while %s; pid %s on GPU %s spends its steps off the GPU" % (
+        "may hold" if unread else "holds", lag_text, busy_text, who, ",".join(str(i) for i in sorted(on)))
     cpu = [_num(p.get("cpu_pct")) for p in slow if _num(p.get("cpu_pct")) is not None]
     pids = ",".join(str(p.get("pid")) for p in slow[:4] if _int(p.get("pid")) is not None)
     fix = cmd("py-spy dump --pid {pid}   # where the process spends its time (pip install py-spy; root or its user)",
@@ -735,7 +747,7 @@ def lagging_rank(w, gs):
         fix += on_cpu + waiting_fix
     else:
         msg += " (its CPU time was not read)"
-    return Finding.error(msg, fix=fix.lstrip("\n"))
+    return (Finding.warning if unread else Finding.error)(msg, fix=fix.lstrip("\n"))
 
 
 # ---------------------------------------------------------------- the checks

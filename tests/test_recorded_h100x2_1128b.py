@@ -45,15 +45,18 @@ def test_check_facts_judged_as_on_the_host(gd):
     assert p.returncode == 1 == there["summary"]["exit_code"], p.stderr
     d = json.loads(p.stdout)
     here = {c["id"]: c["status"] for c in d["checks"]}
-    # a check added after the recording (tmp.writable, session 27) has no facts there: skipped, never a silent pass
-    assert {k: here.pop(k) for k in set(here) - {c["id"] for c in there["checks"]}} == {"tmp.writable": "skipped"}
+    # checks added after the recording have no facts there: skipped or na, never a silent pass (tmp.writable in
+    # session 27, gpu.links in 29: the GPUs' links were not read)
+    added = {k: here.pop(k) for k in set(here) - {c["id"] for c in there["checks"]}}
+    assert added.pop("tmp.writable") == "skipped" and added.pop("gpu.links") == "skipped"
+    assert all(v in ("skipped", "na") for v in added.values()), added
     assert here == {c["id"]: c["status"] for c in there["checks"]}
     by_id = {c["id"]: c for c in d["checks"]}
     assert [f["check"] for f in d["findings"]] == ["host.name"]
     assert "2 x NVIDIA H100 80GB HBM3" in by_id["gpu.inventory"]["evidence"]
     assert "580.159.04" in by_id["driver.mismatch"]["evidence"]
     assert "2.28.9" in by_id["cuda.libs"]["evidence"]
-    assert d["summary"]["checks_passed"] == 10 and d["summary"]["checks_skipped"] == 1  # tmp.writable: not in these facts
+    assert d["summary"]["checks_passed"] == 10 and d["summary"]["checks_skipped"] == 2  # tmp.writable, gpu.links: not in these facts
     # every check said something: a pass with evidence, an na with its reason
     assert all(c["summary"] for c in d["checks"])
     assert "Summary: 1 error, 0 warnings; 10 passed, 7 n/a, 0 skipped" in open(_p("check.txt")).read()

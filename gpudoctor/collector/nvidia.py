@@ -117,41 +117,49 @@ def _links(pynvml, gpus, opt):
     (None: NVML reads no NVLink on this GPU: a PCIe card), and ``p2p`` {peer index: {"read", "write", "nvlink":
     nvmlDeviceGetP2PStatus's answer (0 = OK), "ancestor": nvmlDeviceGetTopologyCommonAncestor (0 internal, 10 one
     PCIe switch, 20 several, 30 host bridge, 40 NUMA node, 50 system)}} for the peers of higher index. Read-only."""
-    handles = []
-    for g in gpus:
-        handles.append(opt(pynvml.nvmlDeviceGetHandleByIndex, g["index"]))
+    def fn(name):  # an nvidia-ml-py without the call reads nothing for it (the key stays absent: not read)
+        f = getattr(pynvml, name, None)
+        return (lambda *a: opt(f, *a)) if callable(f) else None
+
+    state_of, kind_of, far_pci = fn("nvmlDeviceGetNvLinkState"), fn("nvmlDeviceGetNvLinkRemoteDeviceType"), \
+        fn("nvmlDeviceGetNvLinkRemotePciInfo")
+    p2p_of, ancestor_of, handle_of = fn("nvmlDeviceGetP2PStatus"), fn("nvmlDeviceGetTopologyCommonAncestor"), \
+        fn("nvmlDeviceGetHandleByIndex")
+    if handle_of is None:
+        return
+    handles = [handle_of(g["index"]) for g in gpus]
     most = getattr(pynvml, "NVML_NVLINK_MAX_LINKS", 18)
     most = most if isinstance(most, int) and 0 < most <= 64 else 18
     for g, h in zip(gpus, handles):
         if h is None:
             continue
-        read = active = switch = 0
-        peers = set()
-        for link in range(most):
-            state = opt(pynvml.nvmlDeviceGetNvLinkState, h, link)
-            if state is None:
-                continue
-            read += 1
-            if state != 1:  # NVML_FEATURE_ENABLED
-                continue
-            active += 1
-            kind = opt(getattr(pynvml, "nvmlDeviceGetNvLinkRemoteDeviceType", None) or (lambda *a: None), h, link)
-            if kind == _NVLINK_SWITCH:
-                switch += 1
-            else:
-                pci = opt(pynvml.nvmlDeviceGetNvLinkRemotePciInfo, h, link)
-                bus = getattr(pci, "busId", None)
-                if bus:
-                    peers.add((bus.decode() if isinstance(bus, bytes) else str(bus)).lower())
-        g["nvlink"] = {"read": read, "active": active, "switch": switch, "peers": sorted(peers)} if read else None
-        g["p2p"] = {}
+        if state_of is not None:
+            read = active = switch = 0
+            peers = set()
+            for link in range(most):
+                state = state_of(h, link)
+                if state is None:
+                    continue
+                read += 1
+                if state != 1:  # NVML_FEATURE_ENABLED
+                    continue
+                active += 1
+                if kind_of is not None and kind_of(h, link) == _NVLINK_SWITCH:
+                    switch += 1
+                elif far_pci is not None:
+                    bus = getattr(far_pci(h, link), "busId", None)
+                    if bus:
+                        peers.add((bus.decode() if isinstance(bus, bytes) else str(bus)).lower())
+            g["nvlink"] = {"read": read, "active": active, "switch": switch, "peers": sorted(peers)} if read else None
+        if p2p_of is not None:
+            g["p2p"] = {}
     for i, (g, h) in enumerate(zip(gpus, handles)):
         for j in range(i + 1, len(gpus)):
             h2 = handles[j]
-            if h is None or h2 is None:
+            if h is None or h2 is None or p2p_of is None:
                 continue
-            pair = dict((name, opt(pynvml.nvmlDeviceGetP2PStatus, h, h2, idx)) for name, idx in _P2P_CAPS)
-            pair["ancestor"] = opt(pynvml.nvmlDeviceGetTopologyCommonAncestor, h, h2)
+            pair = dict((name, p2p_of(h, h2, idx)) for name, idx in _P2P_CAPS)
+            pair["ancestor"] = ancestor_of(h, h2) if ancestor_of is not None else None
             g["p2p"][str(gpus[j]["index"])] = pair
 
 
