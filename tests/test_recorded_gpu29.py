@@ -283,3 +283,13 @@ def test_collector_links_read_replays_nvmls_recorded_answers():
     bare = [{"index": i} for i in range(2)]
     _links(types.SimpleNamespace(nvmlDeviceGetHandleByIndex=lambda i: i), bare, opt)
     assert bare == [{"index": 0}, {"index": 1}]
+
+
+@pytest.mark.parametrize("log,info", [("ddp-healthy-job.log", True), ("ar-nvlink.log", True),
+                                      ("call2/ddp-shared2-job.log", False), ("call2/ar01.log", True)])
+def test_explain_finds_no_root_in_the_healthy_logs(cli, log, info):
+    """NCCL_DEBUG=INFO init of 4 ranks (and of 2), a DDP job beside a second process on one GPU: healthy logs."""
+    rc, out, err = cli("explain", "--json", _p(log))
+    doc = json.loads(out)
+    assert rc == 0 and doc["verdict"] == "no_error" and doc["root"] is None, (doc["verdict"], doc["root"])
+    assert ("NCCL INFO" in open(_p(log)).read()) == info and doc["lines"] >= 10
