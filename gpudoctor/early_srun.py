@@ -57,7 +57,7 @@ _EMPTY = dict(_state)
 _started = [None]  # when the early step was started (this machine's clock)
 
 
-def started():
+def started_at():
     """When this process started its early step (time.time()), or None."""
     return _started[0]
 

@@ -282,3 +282,29 @@ def test_srun_fails_the_node_120s_ahead_and_munge_keys_compare_equal_then_drift(
             assert form not in written
     # the node's own check: slurmd still runs sn3's jobs (its munged holds the key it started with)
     assert bed.run("srun", "-w", "sn3", "-N1", "true", timeout=60).returncode == 0
+
+
+def test_inside_an_allocation_the_early_steps_window_judges_the_clocks(bed):
+    """salloc -N4 gpudoctor check: the step starts first thing (gpudoctor/early_srun.py), before the run's options
+    are known; the window starts when that step was started (early_srun.started_at), so sn4 still fails and the others
+    pass, each judged (not skipped for want of a window)."""
+    from gpudoctor.nodes import expand
+
+    # the checks chosen by the folder's config: a --select on the command line is no run the early step foresees
+    bed.set_config("", checks=("clock.offset",))
+    try:
+        for _ in range(4):  # a run in which sn4's step was not refused (cred_expire at exactly 120 s: see above)
+            r = bed.run("salloc", "-N4", "-t", "2", bed.gpudoctor, "check", "--json", "--timeout", "60", timeout=150)
+            assert r.returncode in (0, 1), (r.returncode, r.stderr[-2000:])
+            rep = json.loads(r.stdout)
+            down = {h for n in rep["nodes"] for h in expand(n["host"]) if not n.get("reachable", True)}
+            if "sn4" not in down:
+                break
+        else:
+            pytest.fail("sn4's step was refused in 4 runs out of 4")
+    finally:
+        bed.set_config("")
+    assert [c["id"] for c in rep["checks"]] == ["clock.offset"], rep["checks"]
+    out = _outcomes({c["id"]: c for c in rep["checks"]}["clock.offset"])
+    assert out["sn4"][0] == "fail" and 119.0 <= _ahead(out["sn4"][1]) <= 125.0, out
+    assert all(out[h][0] == "pass" and "via srun" in out[h][1] for h in ("sn1", "sn2", "sn3")), out

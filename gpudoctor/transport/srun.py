@@ -904,7 +904,7 @@ class SrunTransport(Transport):
         sent = time.time()  # the window's start for the nodes' clocks (transport.stamp)
         proc, stub, in_env = early_srun.take(cmd, payload.options or {}, per) or (None, None, None)
         if proc is not None:
-            sent = min(sent, early_srun.started() or 0.0)  # the step started first thing (0: no lower bound known)
+            sent = min(sent, early_srun.started_at() or 0.0)  # the step started first thing (0: no lower bound known)
         self._sent = sent
         try:
             if proc is None:
