@@ -81,6 +81,11 @@ def test_only_the_gatherer_writes_the_window():
     n = interpret("n1", 0, json.dumps(doc), "", "python3", window=("srun", 100.0, 101.5))
     assert n.facts["collector"]["gathered"] == {"via": "srun", "sent_s": 100.0, "received_s": 101.5}
     assert _clock(n.facts)[0].severity == "error"
+    # gathered remotely with an end of the window unknown: could not judge (skipped), not 'nothing to judge' (na)
+    n = interpret("n1", 0, json.dumps(doc), "", "python3", window=("srun", None, 101.5))
+    assert n.facts["collector"]["gathered"] == {"via": "srun"}
+    [v] = _clock(n.facts)
+    assert v.status == "skipped" and "no window of this machine's clock was kept for this node (via srun)" in v.text
 
 
 def _key_tree(tmp_path, data):

@@ -374,7 +374,7 @@ def stamp(doc, via, sent=None, received=None):
     if not isinstance(meta, dict):
         return doc
     g = {"via": via}
-    if sent is not None and received is not None:
+    if sent and received:  # both known (0 or None: not kept)
         g.update(sent_s=round(sent, 3), received_s=round(received, 3))
     meta["gathered"] = g
     return doc

@@ -1252,8 +1252,8 @@ class SrunTransport(Transport):
                     out[h] = Node(host=h, error="broken frame: %s" % exc, error_kind="garbage")
                     continue
                 sent = getattr(self, "_sent", None)
-                out[h] = interpret(h, rc, text, err, python, window=("srun", sent, t.received)
-                                   if sent and t.received else None)
+                # (a window without its ends still says the node was gathered remotely: clock.offset is skipped, not na)
+                out[h] = interpret(h, rc, text, err, python, window=("srun", sent or None, t.received))
             elif NOT_FOUND_MARK in err or any(_EXECVE.search(e) for e in t.err):
                 out[h] = Node(host=h, error="%s not found on the node" % python, error_kind="python-missing")
             elif h in exits and final:

@@ -339,7 +339,7 @@ class SSHTransport(Transport):
                 except Exception:
                     pass
         return interpret(slot.host, rc, out, err, python, truncated=truncated,
-                         window=("ssh", slot.sent, slot.received) if slot.sent and slot.received else None)
+                         window=("ssh", slot.sent, slot.received))
 
     def _exchange(self, slot, conn, cmd, script, deadline):
         """Run cmd, write the script, read stdout (at most MAX_OUTPUT bytes) and the tail
