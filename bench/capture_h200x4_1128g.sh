@@ -18,7 +18,7 @@ step() { local name=$1 t=$2; shift 2; local s=$EPOCHREALTIME
   timeout -k 5 $t "$@" >$R/$name.out 2>$R/$name.err; local rc=$?
   echo "$name rc=$rc secs=$(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $s}")" | tee -a $R/steps.txt; }
 ready() { local f=$1 n=$2 end=$((SECONDS+60)); while [ $SECONDS -lt $end ]; do
-  [ "$(grep -c ' holds' $f 2>/dev/null)" -ge $n ] && return 0; sleep 0.5; done; return 1; }
+  [ "$(grep -o 'holds' $f 2>/dev/null | wc -l)" -ge $n ] && return 0; sleep 0.5; done; return 1; }  # occurrences: ranks' lines interleave
 NG=$(nvidia-smi -L | grep -c '^GPU ')
 { date -u; nvidia-smi -L; nvidia-smi --query-gpu=index,name,pci.bus_id,memory.total,power.limit,driver_version --format=csv
   nvidia-smi topo -m; nvidia-smi topo -p2p n; nvidia-smi nvlink -s -i 0; uname -r; nproc

@@ -15,7 +15,7 @@ step() { local name=$1 t=$2; shift 2; local s=$EPOCHREALTIME
   timeout -k 5 $t "$@" >$R/$name.out 2>$R/$name.err; local rc=$?
   echo "$name rc=$rc secs=$(awk "BEGIN{printf \"%.1f\", $EPOCHREALTIME - $s}")" | tee -a $R/steps.txt; }
 ready() { local f=$1 n=$2 end=$((SECONDS+60)); while [ $SECONDS -lt $end ]; do
-  [ "$(grep -c ' holds' $f 2>/dev/null)" -ge $n ] && return 0; sleep 0.5; done; return 1; }
+  [ "$(grep -o 'holds' $f 2>/dev/null | wc -l)" -ge $n ] && return 0; sleep 0.5; done; return 1; }  # occurrences: ranks' lines interleave
 NG=$(nvidia-smi -L | grep -c '^GPU ')
 { date -u; nvidia-smi -L; nvidia-smi topo -m; for c in r w n a; do nvidia-smi topo -p2p $c; done
   nvidia-smi nvlink -s; uname -r; nproc; $PY -c 'import torch; print("torch", torch.__version__, "nccl", torch.cuda.nccl.version())'
