@@ -40,8 +40,10 @@ def _num(v):
 
 
 def _utc(t, date=False):
+    tenths = int(round(t * 10))  # rounded once: 59.96 reads 00.0 of the next second, never 59.0
     try:
-        return time.strftime("%Y-%m-%dT%H:%M:%S" if date else "%H:%M:%S", time.gmtime(t)) + ("%.1fZ" % (t % 1))[1:]
+        return time.strftime("%Y-%m-%dT%H:%M:%S" if date else "%H:%M:%S", time.gmtime(tenths // 10)) + ".%dZ" % (
+            tenths % 10)
     except (ValueError, OverflowError, OSError):
         return "%r" % t
 
@@ -87,7 +89,7 @@ def clock_offset(facts, config):
                "its 300 s clockskew" % ("slurmd there refuses job steps whose credential is older than %d s by its "
                                         "clock (cred_expire); " % CRED_EXPIRE_S if off > 0 else "", MUNGE_TTL_S))
         if not bad:
-            why = "no time service keeps it in step; it breaks jobs from %d s off: %s" % (CLOCK_DRAIN_S, why)
+            why = "no time service keeps it in step; further off, %s" % why
         yield (Finding.error if bad else Finding.warning)(
             "%s: %s" % (words, why), observed="%s (%s)" % (words, where),
             expected="within %d s" % CLOCK_WARN_S, fix=FIX)

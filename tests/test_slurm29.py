@@ -46,6 +46,10 @@ def test_clock_offset_is_the_distance_from_the_window_and_judged_by_slurm_health
     assert "cred_expire" in f.message and "MUNGE" in f.message and "chronyc" in f.fix
     [f] = _clock(_facts(985.0))  # 15 s before the collector was sent: behind
     assert f.severity == "warning" and "at least 15.0 s behind" in f.message and "cred_expire" not in f.message, f
+    from gpudoctor.checks.clock import _utc
+
+    assert _utc(59.96) == "00:01:00.0Z" and _utc(59.94) == "00:00:59.9Z" and _utc(0.0, date=True) == \
+        "1970-01-01T00:00:00.0Z"
     [f] = _clock(_facts(880.0))
     assert f.severity == "error" and "120.0 s behind" in f.message, f
     # a window as wide as the failing offset cannot tell a right clock from a wrong one
