@@ -103,6 +103,7 @@ def local_nodes(python=None, timeout=30.0, fast=False):
 
 _SWEEP_AT_EXIT = []
 _LOCK = threading.Lock()
+_HOOKED = []
 _ABANDONED = set()  # threads past their deadline: they start no process any more (_no_spawn)
 _SPAWN_EVENTS = frozenset(("subprocess.Popen", "os.system", "os.posix_spawn", "os.fork", "os.forkpty", "os.exec",
                            "os.spawn", "pty.spawn"))  # the audit events that start a program (Python docs, audit_events)
@@ -114,9 +115,21 @@ def _abandon(thread):
     raises PermissionError in the thread that asked: its caller sees a program that cannot start)."""
     import sys
 
-    if not _ABANDONED and hasattr(sys, "addaudithook"):
+    if not _HOOKED and hasattr(sys, "addaudithook"):  # once: a hook cannot be removed, and the set empties each
+        _HOOKED.append(True)  # time its threads end (a long watch whose windows time out now and then added one each)
         sys.addaudithook(_no_spawn)
+        import os
+
+        if hasattr(os, "register_at_fork"):  # a forked child has only the thread that forked (one not refused: it
+            os.register_at_fork(after_in_child=_after_fork)  # could not fork); the abandoned ones' idents are free
+            # there and glibc gives them to its next threads, which were refused programs (review29)
     _ABANDONED.add(thread.ident)
+
+
+def _after_fork():
+    global _LOCK
+    _LOCK = threading.Lock()  # another thread may have held it at the fork: it is never released in the child
+    _ABANDONED.clear()
 
 
 def _no_spawn(event, args):
