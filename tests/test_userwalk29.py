@@ -174,3 +174,44 @@ def test_diff_after_an_upgrade_names_a_new_section_once(tmp_path):
     (tmp_path / "before.json").write_text(json.dumps(old))
     rc, out, err = _cli(["diff", "before.json", "after.json"], tmp_path)
     assert "tmp section" not in out and "tmp." in out, out
+
+
+def test_explain_of_a_pipe_stopped_early_judges_the_lines_it_read(tmp_path):
+    # `kubectl logs -f POD | gpudoctor explain -` (or `tail -f train.log | ...`), Ctrl-C once the error is printed:
+    # 'STOPPED EARLY ... covers only what was read before (67 bytes)' and then 'NO ERROR FOUND', though those 67
+    # bytes were the error line (the same with --timeout). The last lines of what was read are held back for a
+    # wrapped message; the stop dropped them. The signal is sent once explain has taken the line out of the pipe.
+    import fcntl
+    import signal
+    import termios
+    import time
+
+    line = b"RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    r, w = os.pipe()
+    p = subprocess.Popen([sys.executable, "-m", "gpudoctor", "explain", "--json", "-"], stdin=r,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(tmp_path))
+    os.close(r)
+    try:
+        os.write(w, line)
+
+        def waiting():
+            buf = bytearray(4)
+            fcntl.ioctl(w, termios.FIONREAD, buf)
+            return int.from_bytes(buf, sys.byteorder) == 0
+
+        deadline = time.monotonic() + 60
+        while not waiting() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert waiting() and p.poll() is None, "explain did not read the line"
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        os.close(w)
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == 130, (out, err)
+    doc = json.loads(out)
+    assert doc["stopped_early"]["reason"] == "SIGINT" and doc["bytes"] == len(line), doc["stopped_early"]
+    assert doc["verdict"] == "root_cause" and doc["root"] == "cuda.illegal_access", (doc["verdict"], doc["root"])
+    assert doc["lines"] == 1 and doc["stopped_early"]["line"] == 2, doc["stopped_early"]

@@ -46,6 +46,7 @@ MAX_PG_STATUS = 256  # process-group status lines kept (one or two per rank: ana
 TAIL_SCAN = 8 << 20  # bytes at a large file's end read when its share of the deadline is nearly spent (perf21)
 TAIL = 1 << 15  # bytes kept from the end of each input: the lines a hung job printed last (hang.py)
 MAX_WRAP = 3  # continuation lines a wrapped message may span
+HELD_MAX = 1 << 16  # bytes of held-back lines judged after a reader's early stop (scan_stream)
 MIN_WRAPPED = 20  # a line shorter than this is not the first part of a wrapped message
 WRAP_REACH = 80  # bytes from a line's start within which a needle may be a wrapped message's rest
 # Texts that cannot hold a match are not searched (_Squashed, _search_text): the answers are the
@@ -1075,6 +1076,23 @@ def scan_stream(stream, kb, scan=None, source="<text>"):
             if not buf:
                 break
             limit = len(buf)
+            if getattr(stream, "cut", None) and len(buf) <= HELD_MAX:
+                # The reader stopped early (explain's standard input at --timeout or a signal: _StdinUntil.cut)
+                # while the last lines it read were held back for a wrapped message: judge them now, as at the
+                # end of a file. The stop checks in _scan_buffer would judge none ('tail -f x | gpudoctor explain -'
+                # with Ctrl-C after the error line: NO ERROR FOUND, userwalk29); at most HELD_MAX bytes, so the
+                # answer still comes promptly after the deadline (docs/security.md 32.)
+                held = scan.deadline, scan.interrupted
+                scan.deadline, scan.interrupted = None, []
+                try:
+                    scan.behind = kept
+                    _scan_buffer(scan, kb, buf, base, limit)
+                finally:
+                    scan.deadline, scan.interrupted = held
+                kept = (kept + buf[max(0, limit - TAIL):limit])[-TAIL:]
+                tail = b""
+                base += buf.count(b"\n", 0, limit) + (0 if buf.endswith(b"\n") else 1)
+                break
         else:
             scan.bytes += len(block)
             buf = tail + block
