@@ -335,14 +335,17 @@ def _no_program_from_here(python, path):
     # the login node), or a folder anyone can write without the sticky bit, ran that user's program as you, here and
     # on every node (red team 2026-11-28h, docs/security.md 95.; the rule OpenSSH's StrictModes and history's
     # state directory apply to their paths, docs/security.md 53.)
-    who = _program_owner_problem(full)
+    # The path as written too (lstat, no link followed): a link in another user's folder, or one they own in /tmp,
+    # whose target is root's (/home/them/bin/python -> /usr/bin/python3) is theirs to point elsewhere (review29)
+    who = _program_owner_problem(full) or _program_owner_problem(os.path.abspath(os.path.expanduser(python)),
+                                                                 follow=False)
     if who:
         raise InputError("./%s: python = %s: %s, and a config found in the current folder does not choose a program "
                          "another user can change (give it with --python, or name this file with --config)"
                          % (path, excerpt(python, 80), who))
 
 
-def _program_owner_problem(full):
+def _program_owner_problem(full, follow=True):
     """Why the program at ``full`` (a resolved path) could be another user's to change, or None: it, or a folder
     above it, belongs to neither root nor this user; it is writable by everyone; a folder above it is writable by
     everyone without the sticky bit, or at all where the program is not there yet (anyone could make it)."""
@@ -353,13 +356,13 @@ def _program_owner_problem(full):
     d = full
     while True:
         try:
-            st = os.stat(d)
+            st = os.stat(d) if follow else os.lstat(d)
         except OSError:
             st = None
         if st is not None:
             if st.st_uid not in (0, me):
                 return "%s belongs to uid %d" % (excerpt(d, 80), st.st_uid)
-            if st.st_mode & 0o002:
+            if st.st_mode & 0o002 and not stat.S_ISLNK(st.st_mode):  # a link's own mode is always 0777
                 if d == full:
                     return "%s is writable by everyone" % excerpt(d, 80)
                 if not st.st_mode & stat.S_ISVTX:

@@ -71,3 +71,31 @@ def test_the_deadline_hook_is_added_once():
     # a0d00ee4 empties the abandoned set as its threads end; the hook was added again at each next timeout (a hook
     # cannot be removed: a long watch whose windows time out now and then gained one per window)
     assert _py(_HOOKS).strip() == "1"
+
+
+def test_a_config_here_does_not_choose_a_link_another_user_can_repoint(tmp_path):
+    # Security 95. (a58a35ef) judged the program after links were resolved: python = /their/bin/python, a link in a
+    # folder of uid 12345 to /usr/bin/python3, passed (the target is root's) though that user can point it elsewhere
+    import pytest
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a folder to another uid")
+    other = tmp_path / "other" / "bin"
+    other.mkdir(parents=True)
+    os.symlink(sys.executable, str(other / "python"))
+    os.chown(str(other), 12345, 12345)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text('[tool.gpudoctor]\npython = "%s"\n' % (other / "python"))
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "facts", "--local", "--timeout", "20"], capture_output=True,
+                       text=True, cwd=str(repo), timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert p.returncode == 2, (p.returncode, p.stderr[-500:])
+    assert "belongs to uid 12345" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    # the same link in a folder of this user is used as before
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    os.symlink(sys.executable, str(mine / "python"))
+    (repo / "pyproject.toml").write_text('[tool.gpudoctor]\npython = "%s"\n' % (mine / "python"))
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "facts", "--local", "--timeout", "20"], capture_output=True,
+                       text=True, cwd=str(repo), timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert p.returncode != 2, p.stderr[-500:]
