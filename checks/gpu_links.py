@@ -60,7 +60,10 @@ def gpu_links(facts, config):
         return
     if not any("nvlink" in g or "p2p" in g for g in gs):
         src = (facts.get("gpu") or {}).get("gpus_source") or "?"
-        yield Skip("the GPUs' links were not read (GPUs from %s; NVML through nvidia-ml-py reads them)" % src)
+        yield Skip("the GPUs' links were not read (GPUs from %s%s)" % (src, (
+            ", but these facts hold no link readings: gathered by a gpudoctor before gpu.links, or through an "
+            "nvidia-ml-py without NVML's NVLink and P2P calls; gather them again with gpudoctor facts -o FILE"
+            if src == "nvml" else "; NVML through nvidia-ml-py reads them")))
         return
     findings = []
     links = [(g, _nvlink(g)) for g in gs]

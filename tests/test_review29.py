@@ -99,3 +99,16 @@ def test_a_config_here_does_not_choose_a_link_another_user_can_repoint(tmp_path)
     p = subprocess.run([sys.executable, "-m", "gpudoctor", "facts", "--local", "--timeout", "20"], capture_output=True,
                        text=True, cwd=str(repo), timeout=120, env=dict(os.environ, PYTHONPATH=ROOT))
     assert p.returncode != 2, p.stderr[-500:]
+
+
+def test_gpu_links_on_older_nvml_facts_says_why_they_were_not_read():
+    # 6eeff6e6: facts gathered through NVML before gpu.links said 'not read (GPUs from nvml; NVML through
+    # nvidia-ml-py reads them)': the source it names as the remedy is the one that was used
+    import json
+
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "check", "--json", "--select", "gpu.links", "--facts",
+                        os.path.join(ROOT, "fixtures", "nodes", "h100x4-ubuntu2404-torch211.json")],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    (res,) = [c for c in json.loads(p.stdout)["checks"] if c["id"] == "gpu.links"]
+    assert res["status"] == "skipped" and "gathered by a gpudoctor before gpu.links" in res["summary"], res
