@@ -316,3 +316,25 @@ def test_requires_grad_rules_read_the_line():
     assert callarg._AUG.match("w[0] += 1").group(1) == "w"
     assert not callarg._AUG.match("x == y")
     assert callarg._INPLACE.search("model.weight.add_(d)").group(1) == "model.weight"
+
+
+def _assert_lines(f):
+    return [x for c in f["causes"] for x in c["fix"] if " asserts `" in x]
+
+
+@pytest.mark.parametrize("case_id, want", [
+    ("p34-context_parallel_seq_not_divisible", "your call to context_parallel reaches _generate_indices, which asserts "
+     "`seq_length % (world_size * 2) == 0` (its own names, computed from what it was passed): seq_length must be "
+     "divisible by world_size * 2"),
+    ("p35-timm_auto_augment_policy_string", "your call to create_transform reaches rand_augment_transform, which "
+     "asserts `config[0] == 'rand'`"),
+])
+def test_bare_assert_read_from_the_printed_statement(kb, case_id, want):
+    lines = _assert_lines(_root(kb, _case(case_id)))
+    assert len(lines) == 1 and lines[0].startswith(want), lines
+
+
+def test_bare_assert_hostile_statement_not_written(kb):
+    data = _case("p35-timm_auto_augment_policy_string").replace(b"assert config[0] == 'rand'",
+                                                                 b"assert config[0] == '$(touch M)'")
+    assert _assert_lines(_root(kb, data)) == []

@@ -23,6 +23,9 @@ sizes / dtypes). More readings of the same table:
   - callguard's site (Python guards): a guard reading len() of an argument the user's line wrote as a parenthesized
     string, `("dp")` (a string, not a one-element tuple: `("dp",)`), and the remedies a guard states itself:
     `len(set(x)) != len(x)` (distinct entries), `len(a) != len(b)` (one length).
+  - a bare `assert <comparison>` (no message) that failed in a library frame under the user's call: the printed
+    statement read with ast (`a % b == 0`: a must be divisible by b; `a == b`, `a < b`, ...), its names the
+    library's; only names, numbers and plain words go into the line;
   - autograd's refusals to change a tensor that requires grad in place (check_inplace's "a leaf Variable that
     requires grad is being used in an in-place operation", resize_'s "cannot resize variables that require grad"):
     on the user's own line the tensor it changes (`p /= world`) under torch.no_grad() or on p.data; under a library
@@ -368,6 +371,63 @@ def _grad_line(tb, msg):
                 entry, test, where, at))
 
 
+_WORD = re.compile(r"^[A-Za-z0-9_.\-]{0,40}$")
+
+
+def _assert_line(tb, msg):
+    """A bare `assert <test>` (no message) that failed in a library frame under the user's call: the traceback prints
+    the statement; its test read with ast says what had to hold: `a % b == 0` (a divisible by b), `a == b`, `a < b`
+    and the like. The names are the library's (computed there from what the call passed), so the line names the
+    library function and the user's call, not an argument."""
+    import ast
+
+    frames, srcs = tb.get("frames") or [], tb.get("src") or []
+    if not (tb.get("exc") or "").endswith("AssertionError") or msg.strip() or not frames:
+        return None
+    k = len(frames) - 1
+    src = ((srcs[k][0] if k < len(srcs) and srcs[k] else "") or "").strip()
+    if pytb.where(frames[k][0])[0] == "user" or not src.startswith("assert ") or len(src) > 200:
+        return None
+    try:
+        test = ast.parse(src).body[0].test
+    except (SyntaxError, IndexError, AttributeError, ValueError):
+        return None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    # the statement is the log's text: only names, numbers, plain words and arithmetic go into the fix line
+    plain = (ast.Compare, ast.BinOp, ast.UnaryOp, ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Load,
+             ast.operator, ast.unaryop, ast.cmpop, ast.Call, ast.Tuple)
+    for n in ast.walk(test):
+        if not isinstance(n, plain) or isinstance(n, ast.Constant) and not (
+                isinstance(n.value, (int, float)) or isinstance(n.value, str) and _WORD.match(n.value)):
+            return None
+        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in ("len", "int", "min", "max")):
+            return None
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    shown = ast.unparse(test)
+    if (isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod) and isinstance(op, ast.Eq)
+            and isinstance(right, ast.Constant) and right.value == 0):
+        what = "%s must be divisible by %s" % (ast.unparse(left.left), ast.unparse(left.right))
+    else:
+        words = {ast.Eq: "must equal", ast.NotEq: "must differ from", ast.Lt: "must be below",
+                 ast.LtE: "must be at most", ast.Gt: "must be above", ast.GtE: "must be at least"}
+        if type(op) not in words:
+            return None
+        what = "%s %s %s" % (ast.unparse(left), words[type(op)], ast.unparse(right))
+    fn = frames[k][2]
+    kk = max((i for i, fr in enumerate(frames) if pytb.where(fr[0])[0] == "user"), default=None)
+    if kk is None or not userline.ident(fn or "", None):
+        return None
+    skip = ("wrapper", "inner", "__call__", "__enter__", "generator_context", "decorate_context")
+    entry = next((f for _f, _l, f in frames[kk + 1:] if f and not f.startswith("_") and f not in skip), None)
+    user = pytb.last_user_frame(tb)
+    at = " (%s line %d)" % (sh(user[0]), user[1]) if user and user[1] else ""
+    via = entry if entry and entry != fn and userline.ident(entry, None) else None
+    return ("%s%s asserts `%s` (its own names, computed from what it was passed): %s; change the call's inputs so "
+            "that it holds%s" % ("your call to %s reaches %s, which" % (via, fn) if via else fn, "" if via else "",
+                                 shown, what, at))
+
+
 def fill(scan, findings, tb):
     f = findings[0] if findings else None
     if f is None or f.get("role") != "root" or not f.get("causes") or not tb:
@@ -377,7 +437,7 @@ def fill(scan, findings, tb):
     if not m:
         got = _private_check(tb, msg)
         line = _dtype_line(tb, f, *got) if got else (_guard_line(tb) or _index_line(tb) or _nccl_line(tb, msg)
-                                                     or _grad_line(tb, msg))
+                                                     or _grad_line(tb, msg) or _assert_line(tb, msg))
         fixes = f["causes"][0]["fix"]
         if line and line not in fixes:
             at = next((i + 1 for i, x in enumerate(fixes) if " refuses this when `" in x), min(1, len(fixes)))
