@@ -564,7 +564,9 @@ _VALUE_RX = Pattern(_VALUE)
 # (a name and its operator only: the value is read after a credential's name and never consumed by another name's
 # match, so '--bf16 --token X' and 'error: password: X' read the second name; a blank-separated value never starts
 # with '-', the next flag)
-_CRED_FLAG = Pattern(r"(?<![\w-])(--?[A-Za-z][\w.-]{0,80})(=|[ \t]{1,4}(?!-))")
+# (a here-string after a credential's flag is what it reads, `some-cli --token <<< X`: its word is the value, as
+# explain/redact.py's _FLAG reads it; mutation round 24)
+_CRED_FLAG = Pattern(r"(?<![\w-])(--?[A-Za-z][\w.-]{0,80})(=|[ \t]{1,4}(?:<<<[ \t]{0,4})?(?!-))")
 _CRED_KEY = Pattern(r"(?<![\w.-])([A-Za-z][\w.-]{0,80})([\"']?:[ \t]{0,4})")
 _AUTHORIZATION = Pattern(r"(?i)(?<![\w-])((?:proxy-)?authorization[\"']?:[ \t]{0,4})[^\n'\"]{1,1024}")
 _AUTH_SCHEME = Pattern(r"(?<![\w-])(Bearer|Basic|Digest)([ \t]{1,4})([A-Za-z0-9._~+/=:-]{6,4096})")

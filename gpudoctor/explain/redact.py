@@ -51,7 +51,9 @@ _VALUE_RX = re.compile(_VALUE)
 # (a dotted flag is one name, read by its last part: LightningCLI / jsonargparse's '--trainer.logger.init_args.api_key
 # X', https://lightning.ai/docs/pytorch/stable/cli/lightning_cli_advanced_3.html; it stopped at the first '.' and the
 # key was kept in clear, review22)
-_FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w.-]{0,80})(?P<op>=|[ \t]{1,4}(?!-))")
+# (a here-string after a credential's flag is what it reads: `gh auth login --with-token <<< X` hid '<<<' as the value
+# and left X in clear; the here-string's word is the value, mutation round 24)
+_FLAG = re.compile(r"(?<![\w-])(?P<name>--?[A-Za-z][\w.-]{0,80})(?P<op>=|[ \t]{1,4}(?:<<<[ \t]{0,4})?(?!-))")
 _SHAPES = re.compile(
     r"(?<![A-Za-z0-9_])(?:hf_[A-Za-z0-9]{30,80}|AKIA[0-9A-Z]{16}|gh[opusr]_[A-Za-z0-9]{30,80}"
     r"|github_pat_[A-Za-z0-9_]{22,120}|glpat-[A-Za-z0-9_-]{20,80}|xox[abprs]-[A-Za-z0-9-]{10,120}"
