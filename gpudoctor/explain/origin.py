@@ -18,7 +18,8 @@ _SEP = re.compile(r"[;&|]{1,2}[ \t]")
 SIDE = 8  # characters on each side of the separator that must come from the log with it
 MAX_TEXTS = 200000  # strings read from the scan
 MAX_CHARS = 2 << 20  # and their characters
-_SKIP = frozenset(("_cache", "_wcache", "_shapes", "_idle", "_own_kind", "_live", "retired", "behind", "_rec",
+_SKIP = frozenset(("_cache", "_wcache", "_shapes", "_alone", "_pats", "_idle", "_own_kind", "_live", "retired",
+                   "behind", "_rec",
                    "deadline", "interrupted", "cut_at", "_cut", "_t0", "_shape_now"))
 
 

@@ -130,6 +130,8 @@ class Scan:
         self._rec = None  # (buffer, line start, state): the last line whose absl/glog record was read (record_state)
         self._own_kind = {}  # line cache key -> _line_kind of the line itself (_in_record)
         self._shapes = {}  # (line with each digit 0, needles) -> the patterns that matched its first line (_consider)
+        self._alone = {}  # (line 0 with each digit 0, needles) -> (patterns it may match alone, the others) (_alone)
+        self._pats = {}  # (knowledge, needles) -> their patterns in the data's order (_patterns_of)
         self._idle = {}  # (reader pattern, line's _FIGURES_B shape) -> lines in a row its reader kept nothing from
         self._shape_now = None  # that shape of the line being replayed (_replay's reader budget)
         self.shape_skipped = 0  # candidate lines no pattern was tried on: their shape matches none (perf21)
@@ -404,11 +406,72 @@ class _Squashed:
         return got is False or _may_hold(got, p)
 
 
-def _patterns_of(kb, needles):
+def _patterns_of(kb, needles, scan=None):
+    key = None
+    if scan is not None:  # (one scan's lines come with a few sets of needles: each sorted once, perf29)
+        key = (id(kb), needles if isinstance(needles, frozenset) else frozenset(needles))
+        got = scan._pats.get(key)
+        if got is not None and got[0] is kb:
+            return got[1]
     todo = set()
     for h in needles:
         todo.update(kb.by_hit[h])
-    return sorted(todo, key=kb.order.__getitem__)  # the data's order: stable results
+    out = sorted(todo, key=kb.order.__getitem__)  # the data's order: stable results
+    if key is not None:
+        if len(scan._pats) >= MAX_CACHE:
+            scan._pats.clear()
+        scan._pats[key] = (kb, out)
+    return out
+
+
+def _alone(scan, kb, win, shape0, fs, needles, conts):
+    """The patterns of ``needles`` worth trying on the line of ``win``, in the data's order: those that may match its
+    first line alone, kept per shape of that line (its bytes with each digit 0, perf29), and of the others those whose
+    needles and required text its joins with its continuation lines hold (_Squashed.first_join's test). A pattern left
+    out cannot match: on the first line alone, a SHAPE-BLIND one did not match that shape's first line seen (the same
+    text but for its digits' values), and another's _relaxed form did not; across the wrap, _search_text would rule it
+    out by the same test before searching. A two-line pattern is always kept. The answer is that of trying all."""
+    key = (shape0, fs)
+    got = scan._alone.get(key)
+    if got is None:
+        text0 = win.text(0)
+        base, rest = [], []
+        for p in _patterns_of(kb, needles, scan):
+            if _two_line(p):
+                base.append(p)
+                continue
+            r = p.regex if _shape_blind(p) else _relaxed(p)
+            (base if r is None or r.search(text0) is not None else rest).append(p)
+        # the others by needle, each needle once (a few hundred patterns share a hundred or so needles)
+        by_needle, always = {}, []
+        for i, p in enumerate(rest):
+            if not (p._scan_info or p.scan_info())[1]:
+                always.append(i)
+                continue
+            for n in p.needles_b:
+                by_needle.setdefault(n, []).append(i)
+        if len(scan._alone) >= MAX_CACHE:
+            scan._alone.clear()
+        got = scan._alone[key] = (base, rest, tuple(by_needle.items()), always)
+    base, rest, by_needle, always = got
+    if not rest or not conts:
+        return base  # (no continuation line: no join to search)
+    joins = _Squashed(win.text(0), win.continuations, None).joins()
+    if joins is None:  # (not ASCII: nothing is ruled out)
+        return _patterns_of(kb, needles, scan)
+    last = joins[-1]
+    hold = set()
+    for n, idx in by_needle:
+        if n in last:
+            hold.update(idx)
+    # (_may_hold: one of its needles, then every clause of its required text; one without needles is always tried)
+    hold = {i for i in hold if _may_hold(last, rest[i])}
+    hold.update(always)
+    add = [rest[i] for i in sorted(hold)]
+    if not add:
+        return base
+    order = kb.order.__getitem__
+    return sorted(base + add, key=order)
 
 
 def _evaluate(kb, win, needles, only=None):
@@ -651,22 +714,38 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
     sk = only = None
     partial = False  # an idle reader's pattern left out: the answer is not kept for the line cache
     conts = win.continuations()
+    again = False  # the shape was seen once before: what it keeps is worked out now (perf29)
     if SHAPES and len(raw0) >= 8:
         # (a wrapped line's continuation lines are read by its patterns: their shapes are part of the key, perf27)
         sk = (raw0.translate(_ZERO), tuple(c.translate(_ZERO_T) for c in conts), fs)
         only = scan._shapes.get(sk)
+        if only is False:
+            only, again = None, True
     fresh = only is None
+    if fresh and sk is not None and PRUNE:
+        # A line whose shape with what follows it is new may still have a first line of a shape seen before: where
+        # its unprefixed lines come in any order (1,024 ranks' 'RuntimeError: ...' lines, each reading the next ones
+        # as its continuation lines), the key above seldom repeats (perf29: 1,100 keys in 2,000 lines of 10 kinds).
+        # The patterns that cannot match its first line alone are tried only where its joins may hold them.
+        only = _alone(scan, kb, win, sk[0], fs, needles, conts)
     if SHAPES and scan._idle:
-        pats = _patterns_of(kb, needles) if fresh else only
+        pats = _patterns_of(kb, needles, scan) if only is None else only
         live = [p for p in pats if not _reader_idle(scan, p)]
         if len(live) < len(pats):
+            idle = {id(p) for p in pats} - {id(p) for p in live}
             only, partial = live, True
     if only is not None and not only:
         scan.shape_skipped += 1
         return
     results, multi = _evaluate(kb, win, needles, only)
     scan.tried += 1
-    if sk is not None and fresh:
+    if sk is not None and fresh and not again:
+        # a shape seen once is only marked: most of a dense log's keys never come back (perf29), and working out
+        # what one keeps costs more than the line
+        if len(scan._shapes) >= MAX_CACHE:
+            scan._shapes.clear()
+        scan._shapes[sk] = False
+    elif sk is not None and fresh:
         if len(scan._shapes) >= MAX_CACHE:
             scan._shapes.clear()
         # (a pattern with digits of its own is kept unless its _relaxed form does not match the line with its
@@ -674,9 +753,9 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         matched = {id(r[0]) for r in results}
         line0 = None
         keep = []
-        tried = {id(p) for p in only} if partial else None
-        for p in _patterns_of(kb, needles):
-            if tried is not None and id(p) not in tried:
+        # (a pattern _alone left out was not tried, and matches no line of this key: it is pruned as one tried)
+        for p in _patterns_of(kb, needles, scan):
+            if partial and id(p) in idle:
                 keep.append(p)  # (an idle reader's pattern, not tried on this line: it stays the shape's)
             elif multi and _two_line(p):
                 # A two-line pattern reads the next line too, which the shape does not fix: it stays the shape's and
