@@ -734,7 +734,10 @@ def _consider(scan, kb, lineno, win, needles, wins=None):
         if len(live) < len(pats):
             idle = {id(p) for p in pats} - {id(p) for p in live}
             only, partial = live, True
-    if only is not None and not only:
+    if only is not None and not only and (not fresh or all(_reader_idle(scan, p)
+                                                           for p in _patterns_of(kb, needles, scan))):
+        # (a fresh line whose candidates _alone ruled out is judged, as without it, only sooner: the shape caches
+        # and scan.tried stay those of the scan without _alone)
         scan.shape_skipped += 1
         return
     results, multi = _evaluate(kb, win, needles, only)
