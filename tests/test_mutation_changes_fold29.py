@@ -40,3 +40,24 @@ def test_a_folded_line_names_each_hostile_variable_as_one_inert_word(tmp_path):
         assert name not in text.replace(shown_word(name), ""), (name, text)
         assert shown_word(name) in text
     assert _pasted(text, tmp_path) == []
+
+
+def test_five_hashed_changes_stay_lines_and_six_fold_with_their_counts_and_the_first_eight_names():
+    five = changes.compare({"env": {"values": {}, "hashed": {}}},
+                           {"env": {"values": {}, "hashed": {"V%d" % i: "hmac:k1:aa" for i in range(5)}}},
+                           key_ids=("k1", "k1"))
+    assert [c.path for c in five] == ["env.hashed.V%d" % i for i in range(5)]
+    before = {"env": {"values": {}, "hashed": {"V%02d" % i: "hmac:k1:aa" for i in range(11)}}}
+    after = {"env": {"values": {}, "hashed": dict({"V%02d" % i: "hmac:k1:bb" for i in range(1, 10)}, W1="hmac:k1:cc")}}
+    got = changes.compare(before, after, key_ids=("k1", "k1"))
+    assert len(got) == 1
+    c = got[0]
+    assert c.text == ("12 other environment variables differ: 2 unset, 1 set, 9 changed; V00, V01, V02, V03, V04, V05, "
+                      "V06, V07 and 4 more (values kept only as hashes)")
+    # what diff's JSON writes, and the section a check that reads env is given it by
+    assert (c.before, c.after, c.section) == ("(12 variables)", "2 unset, 1 set, 9 changed", "env")
+    # eight names: all named, no 'and 0 more'
+    eight = changes.compare({"env": {"values": {}, "hashed": {}}},
+                            {"env": {"values": {}, "hashed": {"V%d" % i: "hmac:k1:aa" for i in range(8)}}},
+                            key_ids=("k1", "k1"))
+    assert eight[0].text.endswith("; V0, V1, V2, V3, V4, V5, V6, V7 (values kept only as hashes)"), eight[0].text

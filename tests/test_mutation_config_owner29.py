@@ -47,8 +47,9 @@ def test_a_program_another_user_owns_is_refused_by_its_own_path(tmp_path, monkey
     prog = _program(other / "py")
     os.chown(str(prog), 12345, 12345)
     err = _load_naming(tmp_path, monkeypatch, prog)
-    assert err is not None and "%s belongs to uid 12345" % _q(prog) in err, err
-    assert err.startswith("./pyproject.toml: python = %s: " % _q(prog)), err
+    assert err == ("./pyproject.toml: python = %s: %s belongs to uid 12345, and a config found in the current folder "
+                   "does not choose a program another user can change (give it with --python, or name this file with "
+                   "--config)" % (_q(prog), _q(prog))), err
 
 
 @root_only
@@ -118,7 +119,9 @@ def test_a_program_inside_the_folder_is_refused_and_the_home_folder_is_not_held_
     repo.mkdir()
     _program(repo / "py")
     err = _load_naming(tmp_path, monkeypatch, repo / "py")
-    assert err is not None and "is a program inside the current folder" in err, err
+    assert err == ("./pyproject.toml: python = %s is a program inside the current folder, and a config found in the "
+                   "current folder does not choose one to run (give it with --python, or name this file with --config)"
+                   % _q(repo / "py")), err
     # ~/pyproject.toml in your home folder: your folder, its python chosen even from an open folder
     open_dir = tmp_path / "open"
     open_dir.mkdir()
@@ -128,3 +131,38 @@ def test_a_program_inside_the_folder_is_refused_and_the_home_folder_is_not_held_
     (tmp_path / "pyproject.toml").write_text('[tool.gpudoctor]\npython = "%s"\n' % prog)
     monkeypatch.setenv("HOME", str(tmp_path))
     assert load_config().python == str(prog)
+
+
+@root_only
+def test_a_link_another_user_owns_in_a_sticky_folder_is_refused(tmp_path, monkeypatch):
+    # /tmp/py planted by another user of the login node as a link to root's python: the link is theirs to repoint
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    link = sticky / "py"
+    os.symlink(sys.executable, str(link))
+    os.lchown(str(link), 12345, 12345)
+    err = _load_naming(tmp_path, monkeypatch, link)
+    assert err is not None and "%s belongs to uid 12345" % _q(link) in err, err
+
+
+@root_only
+def test_a_long_path_is_cut_in_the_one_line_message(tmp_path, monkeypatch):
+    deep = tmp_path / ("d" * 90)
+    deep.mkdir()
+    prog = _program(deep / "py")
+    prog.chmod(0o777)
+    err = _load_naming(tmp_path, monkeypatch, prog)
+    assert err is not None and "%s is writable by everyone" % excerpt(str(prog), 80) in err, err
+    assert str(prog) not in err
+    os.chown(str(prog), 12345, 12345)
+    err = _load_naming(tmp_path, monkeypatch, prog)
+    assert "%s belongs to uid 12345" % excerpt(str(prog), 80) in err and str(prog) not in err, err
+    prog.unlink()
+    deep.chmod(0o777)
+    err = _load_naming(tmp_path, monkeypatch, _program(deep / "py"))
+    assert "%s, above it, is writable by everyone" % excerpt(str(deep), 80) in err and str(deep) not in err, err
+    (deep / "py").unlink()
+    deep.chmod(0o1777)
+    err = _load_naming(tmp_path, monkeypatch, deep / "py")
+    assert "%s, above it, is writable by everyone and the program" % excerpt(str(deep), 80) in err, err

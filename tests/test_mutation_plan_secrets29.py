@@ -45,9 +45,15 @@ def test_plan_launch_keeps_a_word_after_a_flag_that_is_no_credentials_or_holds_i
 
 
 def test_plan_launch_hides_a_credentials_shape_and_a_urls_password_anywhere():
-    line = "torchrun t.py --db_url https://bob:%s@db.example/x %s" % (PW, TOKEN)
+    line = "torchrun t.py --db_url https://bob:%s@db.example/x %s https://bob:pa:%s@db.example/y" % (PW, TOKEN, PW)
     got = json.loads(_plan("--json", "--launch", line))["script_args"]
-    assert got == ["--db_url", "https://bob:<redacted>@db.example/x", "<redacted>"]
+    # (a password holding ':' is hidden from the user's ':' on, not from its own)
+    assert got == ["--db_url", "https://bob:<redacted>@db.example/x", "<redacted>", "https://bob:<redacted>@db.example/y"]
+
+
+def test_a_credentials_flag_last_on_the_line_takes_no_word_before_it():
+    got = json.loads(_plan("--json", "--launch", "torchrun t.py gpt2 --token"))["script_args"]
+    assert got == ["gpt2", "--token"]
 
 
 def test_plan_script_hides_a_credentials_value_in_the_line_it_prints(tmp_path):
