@@ -87,6 +87,10 @@ def test_held_interrupts_notes_signals_and_restores_the_handlers():
         _until(lambda: len(held.noted) == 2, "the signals were not noted")
     assert sorted(held.noted) == sorted([signal.SIGINT, signal.SIGTERM])
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+    # an error inside is not swallowed (watch's partial report raises on)
+    with pytest.raises(KeyError):
+        with deadline.held_interrupts():
+            {}["x"]
     # in another thread nothing changes (signal.signal refuses there) and nothing is raised
     seen = []
 
@@ -147,4 +151,5 @@ def test_a_timed_out_node_says_which_deadline_passed():
 
     node = deadline.timed_out_node(0.25)
     assert node.host == socket.gethostname() and node.error_kind == "timeout"
-    assert node.error.startswith("the local run did not finish within 0.25s (--timeout); ")
+    assert node.error == ("the local run did not finish within 0.25s (--timeout); a hung NVML/nvidia-smi or a slow "
+                          "--python probe are the usual causes: `gpudoctor facts` shows each section's seconds")
