@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Time `gpudoctor explain --json` on one long line of each trigger phrase of session 23's readers (opfix, lastresort),
-~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25|26|27|28]
+~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25|26|27|28|29]
 (--round 24: the trigger phrases of session 24's readers instead: progline, deeper, choices, outdir, oldrelease, the
 Slurm cancel / requeue entries and fp24's logging records; --round 25: session 25's jobshape, differential, red
 team 2026-11-28d's redaction and slurm.gpudoctor_drain; --round 27: session 27's readers (triggers27); --round 26: session 26's callguard (after a torch.distributed
@@ -79,11 +79,20 @@ triggers28 = [
  "Munge decode failed: Invalid credential ", "Munge decode failed: Rewound credential ",
  "Prolog failure on node sn3 ", "Nodes sn3 not responding ", "srun: error: sn3: task 2: Exited with exit code 1 ",
 ]
+triggers29 = [
+ "bash: ./train.sh: cannot execute: required file not found ", "/usr/bin/env: 'python3 -u': No such file or directory ",
+ "sh: 1: source: not found ", "bash: line 1: $'\\r': command not found ",
+ "error while loading shared libraries: libfoo.so.1: cannot open shared object file: No such file or directory ",
+ "Fatal Python error: init_fs_encoding: failed to get the Python codec of the filesystem encoding ",
+ "RuntimeError: Tensors must be CUDA and dense ", "ValueError: Invalid root rank ",
+ "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation. ",
+ "srun: error: execve(): train.sh: No such file or directory ",
+]
 PRE26 = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    dist.send(t, dst=rank)\n"
          "  File \"/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py\", line 2410, in send\n"
          "    raise ValueError(\"x\")\nValueError: ")
-if sys.argv[2:] in (["--round", "24"], ["--round", "25"], ["--round", "26"], ["--round", "27"], ["--round", "28"]):
-    triggers = {"24": triggers24, "25": triggers25, "26": triggers26, "27": triggers27, "28": triggers28}[sys.argv[3]]
+if sys.argv[2:] in (["--round", "24"], ["--round", "25"], ["--round", "26"], ["--round", "27"], ["--round", "28"], ["--round", "29"]):
+    triggers = {"24": triggers24, "25": triggers25, "26": triggers26, "27": triggers27, "28": triggers28, "29": triggers29}[sys.argv[3]]
 worst = (0, None)
 for t in triggers:
     for size in (40_000, 640_000):

@@ -1,0 +1,1 @@
+from ._quantops import fp16_roundtrip

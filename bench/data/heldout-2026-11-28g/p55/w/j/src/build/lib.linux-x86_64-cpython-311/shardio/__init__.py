@@ -1,0 +1,1 @@
+from ._shardio import read_block
