@@ -99,10 +99,12 @@ def test_not_exported_with_set_a_or_an_export_later_in_the_script_is_no_cause():
         assert not _env_causes(f), add
 
 
-def test_bash_crlf_script_without_an_answer_gets_no_root():
-    # bash's "cd: $'/tmp\r': No such file or directory" is no error explain answers: nothing is added to nothing
+def test_bash_crlf_script_gets_the_crlf_answer_and_no_unrelated_setting():
+    # bash's "cd: $'/tmp\r': No such file or directory" had no answer in session 19 (the test then: no setting added
+    # to nothing). Since exec29 it is shell.crlf_line_ends; a cause read from the text may only name the carriage return
     r = explain_text(_fixture("bash-script-crlf.log"))
-    assert not r["findings"] or not _env_causes(r["findings"][0])
+    assert r["findings"] and r["findings"][0]["id"] == "shell.crlf_line_ends"
+    assert all("carriage return" in c["text"] for c in _env_causes(r["findings"][0]))
 
 
 @pytest.mark.parametrize("value, entry, want", [

@@ -164,13 +164,17 @@ _READER = (r"(?:[^\n;&|]{0,300}?[ \t]--(?:password-stdin|with-token)(?![\w-])"
            r"|[ \t]{0,4}(?:sudo[ \t](?:[^\n;&|]{0,60}?[ \t])?-[A-Za-z]{0,5}S(?![\w-])"
            r"|(?:sudo[ \t]{1,4})?(?:kinit|chpasswd)(?![\w.-])|(?:sudo[ \t]{1,4})?passwd[ \t][^\n;&|]{0,60}?--stdin(?![\w-])))")
 _STDIN_LINE = r"[ \t]{0,8}\+{1,8}[ \t]" + _READER.replace(r"[^\n;&|]{0,300}?", r"[^\n]{0,300}?", 1)
+# up to three other trace lines between the two: a pipeline's sides start at once and bash traces each as it starts
+# ('+ docker login ... --password-stdin', '++ cat regpass', '+ echo X' came in either order in clean-clone CI runs)
+_GAP = r"(?:[ \t]{0,8}\+{1,8}[ \t][^\n]{0,300}\n){0,3}"
 _STDIN_SECRETS = (
     re.compile(r"(?<![\w./-])" + _ECHOED + r"""['"]?[ \t]{0,4}\|""" + _READER),
     re.compile(r"(?:--(?:password-stdin|with-token)(?![\w-])|(?<![\w./-])(?:sudo[ \t][^\n;&|]{0,60}?-[A-Za-z]{0,5}S"
                r"|kinit|chpasswd|passwd[ \t][^\n;&|]{0,60}?--stdin)(?![\w-]))[^\n;&|]{0,300}?<<<[ \t]{0,4}['\"]?"
                + _OPVAL),
-    re.compile(r"(?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED + r"""['"]?[ \t]{0,4}(?=\n""" + _STDIN_LINE + ")"),
-    re.compile(r"(?:^|(?<=\n))" + _STDIN_LINE + r"[^\n]{0,300}\n[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED))
+    re.compile(r"(?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED + r"""['"]?[ \t]{0,4}(?=\n"""
+               + _GAP + _STDIN_LINE + ")"),
+    re.compile(r"(?:^|(?<=\n))" + _STDIN_LINE + r"[^\n]{0,300}\n" + _GAP + r"[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED))
 _STDIN_NEEDLES = ("password-stdin", "with-token", "sudo", "kinit", "passwd")
 # a password as a program's own operand where no name says so (96.; 76. has mysql, sshpass, registry logins, curl):
 # OpenSSL's `-passin|-passout|-pass pass:X` (openssl-passphrase-options(1)), redis-cli's `-a X` (redis-cli --help:
