@@ -3142,6 +3142,12 @@ class Reader:
         groups = getattr(opts, "group", None) or []
         nodes = ",".join(opts.nodes or []) or (",".join("@" + g for g in groups) if groups else
                                                "all nodes (-a)" if getattr(opts, "nodes_all", False) else "?")
+        # -x NODES / -X GROUP take nodes away (clush(1)); a node set of known names is reduced as clush reduces it
+        # (ClusterShell's NodeSet difference), anything else is named beside it
+        out = [x for x in (getattr(opts, "exclude", None) or []) if x] + [
+            "@" + g for g in (getattr(opts, "exgroup", None) or []) if g]
+        if out:
+            nodes = _node_set_less(nodes, ",".join(out))
         return self._ssh(["pdsh", "-w", nodes] + list(args), pdsh=True, tool="clush")
 
     def _ssh(self, rest, pdsh=False, tool="pdsh"):
@@ -3818,6 +3824,21 @@ def read_script(path, args=(), environ=None, sbatch_options=()):
 WINDOWS_ENDINGS = "the script has Windows line endings (CRLF)"
 
 
+def _node_set_less(nodes, out):
+    """`nodes` without `out` (clush -w NODES -x OUT), folded as ClusterShell folds it; where either side is not a
+    node set of known names (a group, a value known only at run time), both are named: "NODES except OUT"."""
+    from ClusterShell.NodeSet import NodeSet, NodeSetException
+
+    if not any(c in nodes + out for c in "@$\x00?") and "(" not in nodes:
+        try:
+            left = NodeSet(nodes)
+            left.difference_update(NodeSet(out))
+            return str(left) or "no node (-x took every one)"
+        except (NodeSetException, ValueError, RecursionError):
+            pass
+    return "%s except %s" % (nodes, out)
+
+
 def _skypilot_task(path, text):
     """A SkyPilot task YAML (`run: |` the commands each node runs; `num_nodes`, `resources.accelerators`, `envs`;
     https://docs.skypilot.co/en/latest/reference/yaml-spec.html): {run, base (the lines before its first), num_nodes,
@@ -3845,7 +3866,8 @@ def _skypilot_task(path, text):
             counts += [v for v in item.values()]
         elif isinstance(item, str):
             m = re.match(r"^[^:]+:\s*([0-9]+(?:\.[0-9]+)?)$", item.strip())
-            counts.append(m.group(1) if m else 1)
+            # "A100" alone is one; "A100:x" is no count SkyPilot accepts, so the count is not known
+            counts.append(m.group(1) if m else item if ":" in item else 1)
     if isinstance(acc, dict):
         counts = list(acc.values())
     counts = [c for c in counts if re.fullmatch(r"[0-9]{1,4}", str(c))]
