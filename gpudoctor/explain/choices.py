@@ -45,10 +45,16 @@ _REFUSED = (
                r"([^`'\"]{1,64})" + _Q),
     re.compile(r"(?i)" + _Q + r"([^`'\"]{1,64})" + _Q + r",? which (?:is|was) not (?:available|found|valid|known)"),
     re.compile(r"(?i)\bbut (?:is|got|was|found|received) " + _Q + r"?([\w./:+-]{1,64})"),
+    # 'Unrecognized mode=max_autotune, should be one of: default, ...' (torch/_inductor/__init__.py
+    # list_mode_options, torch 2.x): the argument and its value without quotes (lead, session 30)
+    re.compile(r"(?i)\b(?:Unknown|Invalid|Unsupported|Unrecognized|unrecognised) \w{1,40}=([\w./:+-]{1,64}?),? "
+               r"(?:should|must|expected|valid)"),
 )
 # the key or argument that took it
 _KEY_DICT = re.compile(r"(?i)\bthe " + _Q + r"(\w{1,40})" + _Q + r" key\b")
 _KEY_ARG = (re.compile(r"`(\w{1,40})=[\w./:+-]{1,64}`"),
+            re.compile(r"(?i)\b(?:Unknown|Invalid|Unsupported|Unrecognized|unrecognised) (\w{1,40})=[\w./:+-]{1,64}?,? "
+                       r"(?:should|must|expected|valid)"),
             re.compile(r"(?i)\bthe " + _Q + r"(\w{1,40})" + _Q + r" (?:argument|option|parameter)\b"))
 # a fix line of the root's cause that leaves the listed value to the reader: 'EarlyStopping(monitor=<one of the
 # names the message lists>)'
