@@ -80,3 +80,22 @@ def test_the_unquoted_form_is_read_only_before_a_list_cue():
         "max_autotune", ["default", "max-autotune"], "mode")
     assert choices.read("Invalid backend=nccl2, must be one of: gloo, nccl, mpi")[0] == "nccl2"
     assert choices.read("Unrecognized mode=max_autotune") is None  # no list of accepted values
+
+
+def test_env_s_name_ending_in_a_carriage_return_is_the_crlf_script():
+    # coreutils env quotes the name with its \r and then prints its -S advice (the \r is a blank to it): the advice
+    # (exec.env_shebang_args, a '#!/usr/bin/env python3 -u' line) was the answer; the \r says CRLF line ends
+    fid, cause = _explain_first(REC / "crlf-env-shebang.log")
+    assert fid == "shell.crlf_line_ends"
+    assert any("dos2unix" in f for f in cause["fix"])
+
+
+@pytest.mark.parametrize("line, fid", [
+    ("bash: ./run.sh: /bin/bash^M: bad interpreter: No such file or directory", "shell.crlf_line_ends"),
+    ("bash: ./run.sh: /opt/venv/bin/python3: bad interpreter: No such file or directory", "exec.interpreter_missing"),
+    ("/usr/bin/env: 'python3 -u': No such file or directory", "exec.env_shebang_args"),
+])
+def test_a_carriage_return_in_the_interpreter_decides_it(tmp_path, line, fid):
+    p = tmp_path / "x.log"
+    p.write_text(line + "\n")
+    assert _explain_first(p)[0] == fid

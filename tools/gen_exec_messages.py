@@ -352,6 +352,15 @@ def build(files, version):
                          "status_source": "dash E_EXEC ENOENT (src/exec.c: exitstatus 127)"}
                     d["means"], d["fix"] = DERIVED_FIX[rule.split(" ")[0]][0], list(DERIVED_FIX[rule.split(" ")[0]][1])
                     sites.append(d)
+            if prog == "bash" and "bad interpreter" in text:
+                # bash before 5.2 prints the #! line's interpreter with a trailing carriage return as '^M'
+                # (execute_cmd.c, the 'bad interpreter' branch of shell_execve); 5.2 says 'cannot execute: required
+                # file not found' and shows no ^M (exec.interpreter_missing names the CRLF case among its causes)
+                b = dict(site, id=knowgen.unique_id("exec.bash_crlf_interpreter", ids), family="shell.crlf_line_ends",
+                         rule="crlf (an interpreter ending in ^M)",
+                         re=FORMS["bash"] + r"[^\n:]{1,200}?:\ [^\n]{0,200}\^M:\ bad\ interpreter:")
+                b.pop("means", None), b.pop("fix", None), b.pop("covered_by", None)
+                sites.append(b)
             if prog == "bash" and text == "%s: command not found":
                 # the word bash could not find is one ending in a carriage return, printed in bash's $'...' quoting
                 # (print_cmd.c ansic_quote): the script has CRLF line ends
@@ -361,6 +370,17 @@ def build(files, version):
                 c.pop("covered_by", None)
                 sites.append(c)
             if site.get("rule") == "env-exec":
+                # the quoted name ends in a carriage return: a '#!/usr/bin/env python3\r' line (CRLF line ends).
+                # coreutils' quote() prints the \r as the two characters '\r' (lib/quotearg.c,
+                # locale_quoting_style: c_maybe_quoting escapes control characters), and env then prints its -S
+                # advice too (env.c: the name holds a blank by isspace(), which \r is); recorded here:
+                # "/usr/bin/env: ‘python3\r’: No such file or directory" (coreutils 9.1, Debian 12)
+                r = dict(site, id=knowgen.unique_id("exec.env_crlf_name", ids), family="shell.crlf_line_ends",
+                         rule="crlf (env's quoted name ending in \\r)",
+                         re=site["re"].replace(r"[^'‘’\n]{1,200}['‘’]", r"[^'‘’\s]{0,200}\\r['‘’]", 1))
+                r.pop("means", None), r.pop("fix", None), r.pop("covered_by", None)
+                assert r["re"] != site["re"]
+                sites.append(r)
                 # the quoted name holds a space: a #! line '#!/usr/bin/env python3 -u' (binfmt_script passes
                 # 'python3 -u' as one argument); env then prints its -S advice (env.c, after the exec failure)
                 e = dict(site, id=knowgen.unique_id("exec.env_two_words", ids), family="exec.env_shebang_args",
