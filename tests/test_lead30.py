@@ -99,3 +99,27 @@ def test_a_carriage_return_in_the_interpreter_decides_it(tmp_path, line, fid):
     p = tmp_path / "x.log"
     p.write_text(line + "\n")
     assert _explain_first(p)[0] == fid
+
+
+@pytest.mark.parametrize("log, fid, fix_has", [
+    # CPython's importdl: the .so found as fast_ops exports PyInit_fastops
+    ("pyinit.log", "loader.extension_init_name", "PYBIND11_MODULE(<the file's name>, m)"),
+    # libstdc++'s dual ABI: 'RKSs' is the old ABI's const std::string&; torch 2.13's wheel uses the new one
+    ("oldabi.log", "loader.undefined_symbol", "-D_GLIBCXX_USE_CXX11_ABI=$(python -c 'import torch; print(int("),
+    # PEP 425 tags: a cp312 wheel on CPython 3.11
+    ("wheeltag.log", "build.wheel_tag", "the file whose python tag is this Python's"),
+    # a real SIGILL (AMX on a CPU without it) under torchrun: exitcode -4, 'Signal 4 (SIGILL) received by PID'
+    ("sigill-amx-torchrun.log", "loader.illegal_instruction", "-march=x86-64-v3"),
+])
+def test_binary_compatibility_recordings(log, fid, fix_has):
+    got, cause = _explain_first(REC / log)
+    assert got == fid
+    assert any(fix_has in f for f in cause["fix"]), cause["fix"]
+
+
+def test_a_new_abi_symbol_of_another_torch_release_is_not_read_as_the_string_abi(tmp_path):
+    # no std::string in the symbol: the torch-release cause, not the string-ABI one
+    p = tmp_path / "x.log"
+    p.write_text("ImportError: /x/ext.so: undefined symbol: _ZN3c104cuda20getCurrentCUDAStreamEa\n")
+    _fid, cause = _explain_first(p)
+    assert "string ABIs" not in cause["text"] and "another torch release" in cause["text"]
