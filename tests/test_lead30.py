@@ -123,3 +123,17 @@ def test_a_new_abi_symbol_of_another_torch_release_is_not_read_as_the_string_abi
     p.write_text("ImportError: /x/ext.so: undefined symbol: _ZN3c104cuda20getCurrentCUDAStreamEa\n")
     _fid, cause = _explain_first(p)
     assert "string ABIs" not in cause["text"] and "another torch release" in cause["text"]
+
+
+def test_a_script_without_a_shebang_under_torchrun_no_python():
+    # execve(2): ENOEXEC for a text file without #!; Python raises OSError [Errno 8] (was errno.syscall, generic)
+    fid, cause = _explain_first(REC / "no-shebang-no-python.log")
+    assert fid == "exec.format_error"
+    assert "without a '#!' line" in cause["text"] and any("#!/bin/bash" in f for f in cause["fix"])
+
+
+def test_an_exec_format_error_of_a_binary_keeps_the_architecture_causes_first(tmp_path):
+    p = tmp_path / "x.log"
+    p.write_text("OSError: [Errno 8] Exec format error: '/opt/tools/bin/nccl-tests-aarch64'\n")
+    fid, cause = _explain_first(p)
+    assert fid == "exec.format_error" and "#!" not in cause["text"]
