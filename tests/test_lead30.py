@@ -59,7 +59,7 @@ def test_a_bracketed_or_ipv4_host_is_not_read_as_a_bare_ipv6_endpoint(tmp_path):
 
 def _explain_first(path):
     doc = _explain(path)
-    assert doc["verdict"] == "root_cause", doc["verdict"]
+    assert doc["verdict"] in ("root_cause", "likely_cause"), doc["verdict"]
     roots = [f for f in doc["findings"] if f["role"] == "root"]
     assert roots, doc
     return roots[0]["id"], roots[0]["causes"][0]
@@ -137,3 +137,24 @@ def test_an_exec_format_error_of_a_binary_keeps_the_architecture_causes_first(tm
     p.write_text("OSError: [Errno 8] Exec format error: '/opt/tools/bin/nccl-tests-aarch64'\n")
     fid, cause = _explain_first(p)
     assert fid == "exec.format_error" and "#!" not in cause["text"]
+
+
+@pytest.mark.parametrize("log, fn, rule", [
+    ("scaled-mm-half-scales.log", "torch._scaled_mm", "float32 scales"),
+    ("multinomial-zero.log", "torch.multinomial", None),
+])
+def test_a_refusal_from_torchs_cpp_on_the_users_line_is_torchs(log, fn, rule):
+    # an ATen op raises from the user's line (no frame of torch's): the call on that line, not 'your code' in general
+    fid, cause = _explain_first(REC / log)
+    assert fid == "torch.usage"
+    assert cause["text"].startswith(fn + " refused the arguments your line gives it")
+    assert any(rule in f for f in cause["fix"]) if rule else len(cause["fix"]) == 1
+
+
+def test_a_users_own_raise_on_a_line_without_a_torch_call_stays_the_users(tmp_path):
+    p = tmp_path / "x.log"
+    p.write_text('Traceback (most recent call last):\n  File "/home/u/train.py", line 9, in <module>\n'
+                 '    check(cfg)\n  File "/home/u/train.py", line 4, in check\n'
+                 '    raise ValueError("lr must be positive")\nValueError: lr must be positive\n')
+    doc = _explain(p)
+    assert [f["id"] for f in doc["findings"] if f["role"] == "root"] != ["torch.usage"]

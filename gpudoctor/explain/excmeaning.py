@@ -43,6 +43,7 @@ import re
 
 from gpudoctor.explain import advice as _advice
 from gpudoctor.explain import famfix
+from gpudoctor.explain import pytb
 from gpudoctor.fixline import operand, sh
 from gpudoctor.explain.text import clip as _clip
 
@@ -266,6 +267,35 @@ def _from_torch(tb):
     return bool(frames) and "/torch/" in frames[-1][0].replace("\\", "/")
 
 
+# (lead, session 30) a torch function implemented in C++ (an ATen op: torch._scaled_mm, torch.matmul, F.conv2d) raises
+# from the user's own line: no frame of torch's is printed, and its TORCH_CHECK message need not use torch's words
+# ('Invalid scaling configuration.'). The innermost frame's source line calling torch.<name>( / F.<name>( says whose
+# refusal it is. Only a plain call expression is read (the marked part on 3.11+, else the line).
+_TORCH_CALL = re.compile(r"(?<![\w.])(torch(?:\.(?:nn\.functional|linalg|fft|special|sparse|nested|cuda|_C|ops\.aten))?"
+                         r"\.(?:_{0,2}[a-z][a-z0-9_]{0,60})|F\.[a-z][a-z0-9_]{0,60})\s{0,4}\(")
+# the rules of ops whose refusals say little (aten/src/ATen/native/cuda/Blas.cpp and native/Blas.cpp _scaled_mm:
+# mat1 row-major, mat2 column-major, both dims multiples of 16, float8 inputs, float32 scales: one element each for
+# tensor-wise scaling, (M, 1) and (1, N) for row-wise; https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/cuda/Blas.cpp)
+_OP_RULES = {
+    "torch._scaled_mm": "torch._scaled_mm(a, b, scale_a, scale_b, out_dtype=...) wants a and b in a float8 dtype "
+                        "(torch.float8_e4m3fn / float8_e5m2), a row-major and b column-major (pass b as x.t() of a "
+                        "row-major x), every dimension a multiple of 16, and float32 scales: one-element tensors "
+                        "for tensor-wise scaling, or scale_a of shape (M, 1) and scale_b of shape (1, N) for "
+                        "row-wise; cast the scales with .float()",
+}
+
+
+def _torch_call(tb):
+    """The torch function the innermost frame's line calls ('torch._scaled_mm', 'F.conv2d'), when that frame is the
+    user's own (the exception came out of torch's C++ code), else None."""
+    frames, src = tb.get("frames") or [], tb.get("src") or []
+    if not frames or not src or len(src) != len(frames) or pytb.where(frames[-1][0])[0] != "user":
+        return None
+    line, focus = src[-1]
+    m = _TORCH_CALL.search(focus or "") or _TORCH_CALL.search(line or "")
+    return m.group(1) if m else None
+
+
 def _other_lib(t):
     """The library other than torch whose frame raised (Horovod's 'broadcast a tensor' is Horovod's), or None."""
     from gpudoctor.explain import pytb
@@ -376,7 +406,8 @@ def read(by, tb, chain):
         msg = _msg(t)
         if not msg or not t["exc"].rsplit(".", 1)[-1].endswith("Error") or _PY_INDEX.match(msg):
             continue
-        if not (_from_torch(t) or _TORCH_WORDS.search(msg)) or _other_lib(t):
+        call = _torch_call(t)
+        if not (_from_torch(t) or _TORCH_WORDS.search(msg) or call) or _other_lib(t):
             continue
         # an environment variable torch reads, named in a refusal ('For more info on various settings, try
         # TORCH_LOGS="help"', torch/_logging/_internal.py): famfix's names of the variables a job's stack reads
@@ -415,6 +446,17 @@ def read(by, tb, chain):
         if adv and "torch.usage" in by:
             return {"eid": "torch.usage", "how": "torch refused the call and said what to do", "sure": "low",
                     "text": None, "fix": [], "advice": adv}
+        if call and "torch.usage" in by and t["exc"].rsplit(".", 1)[-1] in ("ValueError", "RuntimeError",
+                                                                             "TypeError", "IndexError"):
+            fn = "torch.nn.functional." + call[2:] if call.startswith("F.") else call
+            rule_ = _OP_RULES.get(fn)
+            return {"eid": "torch.usage", "how": "%s, called on your line, refused its arguments" % fn, "sure": "low",
+                    "text": "%s refused the arguments your line gives it (a check in torch's C++ code, so no frame "
+                            "of torch's is printed): the message names the rule they break." % fn,
+                    "fix": ([rule_] if rule_ else []) + [
+                        "change the call to %s so its arguments meet the rule the message states (its documented "
+                        "arguments: https://pytorch.org/docs/stable/generated/%s.html)" % (fn, fn)],
+                    "advice": None}
     return _lib_option(by, seq[-1])
 
 
