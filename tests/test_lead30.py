@@ -158,3 +158,15 @@ def test_a_users_own_raise_on_a_line_without_a_torch_call_stays_the_users(tmp_pa
                  '    raise ValueError("lr must be positive")\nValueError: lr must be positive\n')
     doc = _explain(p)
     assert [f["id"] for f in doc["findings"] if f["role"] == "root"] != ["torch.usage"]
+
+
+@pytest.mark.parametrize("log, says", [
+    # real 4x H200 (gpu29) and 2x H200 (gpu28) INFO logs of one node: NET/IB found no HCA and the network plugin
+    # is Socket, while the channels went 'via P2P/CUMEM' (and 'via SHM' with NCCL_P2P_DISABLE=1)
+    ("h200x4-2026-11-28g/ar-nvlink.log", "its ranks talk over P2P (NVLink / PCIe) or shared memory"),
+    ("h200x2-2026-11-28f/ar-p2poff.log", "its ranks talk over shared memory (SHM; NCCL_P2P_DISABLE set)"),
+])
+def test_a_one_node_info_log_says_the_network_is_not_what_the_ranks_use(log, says):
+    doc = _explain(ROOT / "fixtures" / "recorded" / log)
+    assert doc["verdict"] == "no_error"
+    assert says in doc["nccl_info"]["summary"], doc["nccl_info"]["summary"]

@@ -255,6 +255,15 @@ def _summary(fx):
         parts.append("channel connections via %s" % ", ".join("%s x%d" % kv for kv in fx["transports"].items()))
     if fx["nodes"]:
         parts.append("%d node(s)" % fx["nodes"])
+        if fx["nodes"] == 1 and len(fx["hosts"]) <= 1 and not any(k.startswith(("NET/", "COLLNET/"))
+                                                                   for k in fx["transports"]):
+            # NCCL connects ranks of one node with its P2P or SHM transport and uses the network plugin between
+            # nodes only (src/transport.cc selectTransport tries p2p, shm, then net); both off puts them on the net
+            off = [k for k in ("NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE") if str(fx["env"].get(k, "0")) not in ("0", "")]
+            parts.append("one node: its ranks talk over %s, not over the network named above" % (
+                "NCCL's network transport (NCCL_P2P_DISABLE and NCCL_SHM_DISABLE set)" if len(off) == 2 else
+                "shared memory (SHM; NCCL_P2P_DISABLE set)" if off == ["NCCL_P2P_DISABLE"] else
+                "P2P (NVLink / PCIe)" if off == ["NCCL_SHM_DISABLE"] else "P2P (NVLink / PCIe) or shared memory"))
     if fx["versions"]:
         parts.append("NCCL %s" % ", ".join(fx["versions"]))
     set_ = [k for k in fx["env"] if k not in ("NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_HOSTID")]
