@@ -170,3 +170,20 @@ def test_a_one_node_info_log_says_the_network_is_not_what_the_ranks_use(log, say
     doc = _explain(ROOT / "fixtures" / "recorded" / log)
     assert doc["verdict"] == "no_error"
     assert says in doc["nccl_info"]["summary"], doc["nccl_info"]["summary"]
+
+
+GPU = ROOT / "fixtures" / "recorded" / "h200-2026-11-28-lead30"
+
+
+@pytest.mark.parametrize("log, fid", [
+    ("rowmajor.log", "torch.usage"), ("halfscale.log", "torch.usage"), ("odd.log", "usercode.shape_mismatch"),
+])
+def test_scaled_mm_refusals_on_a_real_h200_get_its_rules(log, fid):
+    got, cause = _explain_first(GPU / log)
+    assert got == fid
+    assert any("column-major" in f and "multiple of 16" in f for f in cause["fix"]), cause["fix"]
+
+
+def test_a_memory_fraction_given_as_an_int_on_a_real_h200():
+    got, cause = _explain_first(GPU / "frac.log")
+    assert got == "torch.usage" and any("a float between 0 and 1" in f for f in cause["fix"])

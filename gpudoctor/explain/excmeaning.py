@@ -435,6 +435,9 @@ def read(by, tb, chain):
                        "fix": fix, "advice": advice(msg)}
                 if _EMPTY.search(msg) and eid in ("usercode.shape_mismatch", "usercode.dtype_mismatch"):
                     got["first"] = _SHARDED
+                op = _OP_RULES.get("torch.nn.functional." + call[2:] if call and call.startswith("F.") else call)
+                if op:  # the op's own rules, where its message says little of them
+                    got["fix"].insert(0, op)
                 return got
         if _COMPILE_EXC.match(t["exc"]) and "torch.compile_error" in by:
             # (family17) an exception class torch.compile's own packages define and raise (torch/_dynamo/exc.py:
