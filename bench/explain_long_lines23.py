@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Time `gpudoctor explain --json` on one long line of each trigger phrase of session 23's readers (opfix, lastresort),
-~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25|26|27|28|29]
+~40 KB and ~640 KB, alone and after a traceback header. usage: python bench/explain_long_lines23.py PYTHON [--round 24|25|26|27|28|29|30]
 (--round 24: the trigger phrases of session 24's readers instead: progline, deeper, choices, outdir, oldrelease, the
 Slurm cancel / requeue entries and fp24's logging records; --round 25: session 25's jobshape, differential, red
 team 2026-11-28d's redaction and slurm.gpudoctor_drain; --round 27: session 27's readers (triggers27); --round 26: session 26's callguard (after a torch.distributed
@@ -88,11 +88,21 @@ triggers29 = [
  "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation. ",
  "srun: error: execve(): train.sh: No such file or directory ",
 ]
+triggers30 = [
+ "/usr/bin/env: \u2018python3\\r\u2019: No such file or directory ", "bash: ./run.sh: /bin/bash^M: bad interpreter: ",
+ "ImportError: dynamic module does not define module export function (PyInit_fast_ops) ",
+ "ImportError: /x/e.so: undefined symbol: _ZN3c106detail14torchCheckFailEPKcS2_jRKSs ",
+ "ERROR: x-1-cp312-cp312-linux_x86_64.whl is not a supported wheel on this platform. ",
+ "exitcode  : -4 (pid: 22424)  (SIGILL) ", "Signal 4 (SIGILL) received by PID 1 ", "OSError: [Errno 8] Exec format error: './a.sh' ",
+ "The IPv6 network addresses of (:, 1) cannot be retrieved (gai error: -2 - Name or service not known). ",
+ "port: 45123, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use ",
+ "RuntimeError: Unrecognized mode=max_autotune, should be one of: default, max-autotune ",
+]
 PRE26 = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    dist.send(t, dst=rank)\n"
          "  File \"/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py\", line 2410, in send\n"
          "    raise ValueError(\"x\")\nValueError: ")
-if sys.argv[2:] in (["--round", "24"], ["--round", "25"], ["--round", "26"], ["--round", "27"], ["--round", "28"], ["--round", "29"]):
-    triggers = {"24": triggers24, "25": triggers25, "26": triggers26, "27": triggers27, "28": triggers28, "29": triggers29}[sys.argv[3]]
+if sys.argv[2:] in (["--round", "24"], ["--round", "25"], ["--round", "26"], ["--round", "27"], ["--round", "28"], ["--round", "29"], ["--round", "30"]):
+    triggers = {"24": triggers24, "25": triggers25, "26": triggers26, "27": triggers27, "28": triggers28, "29": triggers29, "30": triggers30}[sys.argv[3]]
 worst = (0, None)
 for t in triggers:
     for size in (40_000, 640_000):

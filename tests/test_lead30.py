@@ -187,3 +187,10 @@ def test_scaled_mm_refusals_on_a_real_h200_get_its_rules(log, fid):
 def test_a_memory_fraction_given_as_an_int_on_a_real_h200():
     got, cause = _explain_first(GPU / "frac.log")
     assert got == "torch.usage" and any("a float between 0 and 1" in f for f in cause["fix"])
+
+
+def test_an_extension_of_another_python_beside_the_missing_module():
+    # importlib.machinery.EXTENSION_SUFFIXES: 3.11 loads only .cpython-311-*.so (and .abi3.so, .so)
+    fid, cause = _explain_first(REC / "ext-other-python.log")
+    assert fid == "code.python_env"
+    assert "another Python version" in cause["text"] and any("build_ext --inplace" in f for f in cause["fix"])
