@@ -773,6 +773,12 @@ _READERS = (
     ("usercode.shape_mismatch", _shapes),
     ("usercode.dtype_mismatch", _shapes),
     ("code.exception", _shapes),
+    # (lead, session 30) an ATen op's refusal raised from the user's line is torch.usage (excmeaning._torch_call),
+    # where it was code.exception: the same message readers
+    ("torch.usage", _targets),
+    ("torch.usage", _non_member),
+    ("torch.usage", _index_bounds),
+    ("torch.usage", _shapes),
     ("code.", _spawn_args),
     ("torch.", _spawn_args),
     ("code.", _collate),
