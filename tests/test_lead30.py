@@ -194,3 +194,20 @@ def test_an_extension_of_another_python_beside_the_missing_module():
     fid, cause = _explain_first(REC / "ext-other-python.log")
     assert fid == "code.python_env"
     assert "another Python version" in cause["text"] and any("build_ext --inplace" in f for f in cause["fix"])
+
+
+@pytest.mark.parametrize("frames, exc", [
+    # a library's frame raised, though its line calls torch: that library's refusal, not the user's call
+    ('  File "/home/u/train.py", line 9, in <module>\n    y = fused(x)\n'
+     '  File "/opt/venv/lib/python3.11/site-packages/fusedlib/ops.py", line 40, in fused\n'
+     '    return torch.matmul(x, self_w)\n', "RuntimeError: bad workspace"),
+    # the user's line calls torch.load, but a KeyError is the user's indexing of what it returned
+    ('  File "/home/u/train.py", line 9, in <module>\n    state = torch.load(p)["model"]\n', "KeyError: 'model'"),
+])
+def test_a_torch_call_on_the_line_is_not_enough(tmp_path, frames, exc):
+    p = tmp_path / "x.log"
+    p.write_text("Traceback (most recent call last):\n" + frames + exc + "\n")
+    doc = _explain(p)
+    for f in doc["findings"]:
+        for c in f.get("causes") or []:
+            assert "refused the arguments your line gives it" not in c["text"], (f["id"], c["text"])
