@@ -33,7 +33,9 @@ def first_fix(d):
     ("conv_grayscale_into_rgb.log", ["usercode.shape_mismatch"], ["in_channels=1"]),
     ("view_invalid_size.log", ["usercode.shape_mismatch"], ["-1"]),
     ("index_equals_size.log", ["code.exception", "usercode.index_out_of_range"], ["0..9"]),
-    ("one_hot_too_few_classes.log", ["code.exception", "usercode.index_out_of_range"], ["num_classes"]),
+    # (session 30) F.one_hot's C++ check raised from the user's line is torch's refusal of that call (torch.usage),
+    # where it was read as the user's own exception
+    ("one_hot_too_few_classes.log", ["code.exception", "usercode.index_out_of_range", "torch.usage"], ["num_classes"]),
     # device-side asserts with CUDA_LAUNCH_BLOCKING=1: the kernel's assert names the loss / the embedding
     ("nll_target_out_of_range_blocking.log", ["cuda.device_assert"], ["labels.max()"]),
     ("embedding_index_past_vocab_blocking.log", ["cuda.device_assert"], ["num_embeddings"]),
