@@ -36,7 +36,8 @@ _NAME_NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "beare
 _SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additional", "max", "num", "new"}
 _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
             "xox", "sk-", "eyj", "://", "mysql", "mariadb", "login", "curl", "aiza", "hooks.slack", "webhook",
-            "telegram.org/", "/hook/", "/hooks/", "sudo", "kinit", "redis-cli", "ldap", "smb", "rpcclient", "mongo")
+            "telegram.org/", "/hook/", "/hooks/", "sudo", "kinit", "redis-cli", "ldap", "smb", "rpcclient", "mongo",
+            "zip", "7z", "openssl")
 
 # a name, its operator, its value (a quoted string or a run up to a separator); the name is read whole from a
 # non-word character so that no split of it is tried twice
@@ -188,8 +189,21 @@ _OPERAND_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
     r"(?:smbclient|smbcacls|rpcclient|smbget)(?=[ \t])[^\n;|&]{0,300}?[ \t](?:-U|--user(?:name)?(?:=|[ \t]))[ \t]{0,4}"
     r"['\"]?[^\s%'\"`\\;|&]{1,128}%" + _OPVAL,
     r"(?:az[ \t]{1,4}login|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport)(?=[ \t])[^\n;|&]{0,300}?"
-    r"[ \t]-p[ \t]{1,4}['\"]?" + _OPVAL))
-_OPERAND_NEEDLES = ("pass:", "redis-cli", "ldap", "smb", "rpcclient", "az ", "mongo")
+    r"[ \t]-p[ \t]{1,4}['\"]?" + _OPVAL,
+    # (red team 2026-11-28i, docs/security.md 100.) an archive's password: Info-ZIP's `zip|unzip|zipcloak -P X`
+    # (zip(1): "-P password --password password"; unzip(1) alike), 7-Zip's glued `-pX` (7z(1): "-p{Password}"), and
+    # OpenSSL's `-k X` (openssl-enc(1), https://docs.openssl.org/master/man1/openssl-enc/: "-k password")
+    r"(?:zip|unzip|zipcloak|funzip)(?=[ \t])[^\n;|&]{0,300}?[ \t]-P[ \t]{1,4}['\"]?" + _OPVAL,
+    r"(?:7z|7za|7zr|7zz)(?=[ \t])[^\n;|&]{0,300}?[ \t]['\"]?-p(?=[^\s'\"`])" + _OPVAL,
+    r"openssl(?=[ \t])[^\n;|&]{0,300}?[ \t]-k[ \t]{1,4}['\"]?" + _OPVAL))
+# htpasswd's batch mode takes the password as its last operand (htpasswd(1),
+# https://httpd.apache.org/docs/2.4/programs/htpasswd.html: "htpasswd -b [...] passwdfile username password",
+# "htpasswd -bn [...] username password"): the last word of the command, read when a switch cluster before it holds
+# 'b' and two words or more stand before it (a redirection after it is skipped: `htpasswd -b f u X > /dev/null`)
+_HTPASSWD = re.compile(r"(?<![\w./-])htpasswd(?P<mid>(?:[ \t]{1,4}[^\s;|&<>]{1,256}){1,12}?)[ \t]{1,4}['\"]?"
+                       + _OPVAL + r"""['"]?(?:[ \t]{1,4}[0-9]?>{1,2}&?[ \t]{0,4}[^\s;|&<>]{1,256}){0,2}[ \t]{0,8}"""
+                       r"(?=[\n;|&)]|$)")
+_OPERAND_NEEDLES = ("pass:", "redis-cli", "ldap", "smb", "rpcclient", "az ", "mongo", "zip", "7z", "openssl")
 _CMD_NEEDLES = ("mysql", "mariadb", "sshpass", "login", "curl")
 
 
@@ -336,6 +350,9 @@ def _redact(text):
     if any(n in low for n in _OPERAND_NEEDLES):
         for rx in _OPERAND_SECRETS:
             head = rx.sub(_cmd_secret, head)
+    if "htpasswd" in low:
+        head = _HTPASSWD.sub(lambda m: _cmd_secret(m) if re.search(r"[ \t]-[A-Za-z]{0,8}b", m.group("mid"))
+                             and len(m.group("mid").split()) >= 2 else m.group(0), head)
     return head + (_SHAPES.sub(MARK, tail) if tail else "")
 
 
