@@ -39,3 +39,38 @@ def test_the_new_readings_are_linear_on_a_hostile_line():
         t = time.process_time()
         redact(s)
         assert time.process_time() - t < 3.0, s[:40]
+
+
+# --- plan: a value cut from a word that holds unknowns (docs/security.md 101.)
+
+def _one_launch(tmp_path, text):
+    from gpudoctor.launch.script import read_script
+
+    f = tmp_path / "job.sh"
+    f.write_text("#!/bin/bash\n" + text)
+    (la,) = read_script(str(f), [], environ={}).launches
+    return la
+
+
+@pytest.mark.parametrize("addr, shown", [
+    ("$X$X", "$1$1"), ("n$X", "n$1"), ("$X-$Y", "$1-$2"), ("node$X.cluster", "node$1.cluster"),
+    ("10.0.0.$X", "10.0.0.$1"),
+])
+def test_plan_shows_the_master_as_the_script_wrote_it_never_a_stand_in(tmp_path, addr, shown):
+    la = _one_launch(tmp_path, "X=$1\nY=$2\ntorchrun --nnodes=2 --nproc_per_node=8 --master_addr=%s "
+                               "--master_port=29500 train.py\n" % addr)
+    assert la.refused is None and la.plan is not None
+    assert la.plan.master_addr == shown
+
+
+def test_plan_reads_a_master_built_from_two_unknown_parts(tmp_path):
+    # the numeric stand-ins made '1.3', which torchrun's reader refuses as a host name: the line was refused
+    la = _one_launch(tmp_path, "NODE=$1\nDOMAIN=$2\nNN=$3\ntorchrun --nnodes=$NN --nproc_per_node=8 "
+                               "--master_addr=$NODE.$DOMAIN --master_port=29500 train.py\n")
+    assert la.refused is None, la.refused
+    assert la.plan.master_addr == "$1.$2" and la.plan.nnodes_max is None
+
+
+def test_plan_still_refuses_a_master_no_value_can_make_valid(tmp_path):
+    la = _one_launch(tmp_path, "X=$1\ntorchrun --nnodes=2 --master_addr=-$X train.py\n")
+    assert la.refused and "host name" in la.refused

@@ -4009,7 +4009,11 @@ def _stand_ins(u, k, variant, numeric=False):
         if re.search(r"ENDPOINT|RDZV", u.text.upper()):
             return "%s:%d" % (host, 29611 + 2 * k + variant)
         return host
-    return str(29611 + 2 * k + variant) if "PORT" in u.text.upper() else str(1 + variant + 2 * k)
+    if "PORT" in u.text.upper():
+        return str(29611 + 2 * k + variant)
+    if numeric == "word":
+        return "w%d%s" % (k, "ab"[variant])  # a name's part (`$PREFIX.$SUFFIX`: '1.3' is no host name)
+    return str(1 + variant + 2 * k)
 
 
 def _plan_launch(r, la):
@@ -4051,12 +4055,16 @@ def _plan_launch_here(r, la):
     la.shown = " ".join(shlex.quote(r.shown(a)) for a in la.argv)
     la.argv_shown = [r.shown(a) for a in la.argv]
     whole = re.compile("^" + MARK + r"(\d+)" + MARK + "$")
+    # the unknowns that stand inside a value with other text (`--master_addr=$NODE.$DOMAIN`), not as a whole value
+    inner = {int(m) for a in la.argv for v in [a.split("=", 1)[-1] if a.startswith("-") else a]
+             if not whole.match(v) for m in re.findall(MARK + r"(\d+)" + MARK, v)}
 
     def attempt(numeric):
         ps, es, first = [], [], None
         for variant in (0, 1):
-            sub = {m: "" if r.unknowns[m].optional else _stand_ins(r.unknowns[m], i, variant, numeric)
-                   for i, m in enumerate(marks)}
+            sub = {m: "" if r.unknowns[m].optional else _stand_ins(
+                r.unknowns[m], i, variant, numeric if numeric != "word" or m in inner else False)
+                for i, m in enumerate(marks)}
             first = sub if first is None else first
             # words appended in a branch decided at run time (Unknown.optional): planned as bash passes them
             # when the branch does not run, no word at all
@@ -4074,6 +4082,13 @@ def _plan_launch_here(r, la):
         # sed 's/[^0-9]*//g'), DeepSpeedExamples benchmarks/deepcompile/run.sh) was refused for
         # its host-name stand-in: planned again with numbers before anything is refused
         again = attempt(True)
+        if len(again[0]) > len(plans):
+            plans, errors, first_sub = again
+    if not plans and any(r.unknowns[m].fixed is None and not r.unknowns[m].host for m in marks):
+        # unknowns inside a host's name (`--master_addr=$PREFIX.$SUFFIX`, planned '1.3') were refused for their
+        # numeric stand-ins, which the script's values need not be: planned again with words before anything is
+        # refused (red team 2026-11-28i, docs/security.md 101.)
+        again = attempt("word")
         if len(again[0]) > len(plans):
             plans, errors, first_sub = again
     if len(plans) < 2:
@@ -4233,7 +4248,41 @@ def _mark_unknown(r, a, b, la, sub):
         for v, u in sorted(back_map.items(), key=lambda x: -len(x[0])):
             if u.host and v in out:
                 out = out.replace(v, "%s (%s)" % (u.text, u.why) if why else u.text)
+        if out == value:
+            out = in_word(value) or out
         return out
+
+    def in_word(value):
+        """A value cut from a word of the line that holds stand-ins (`--master_addr=$X$X` planned '11'): the
+        same part of the word as the script wrote it ('$X$X'), never the stand-ins (red team 2026-11-28i, 101.);
+        '?' where the value starts or ends inside a stand-in."""
+        if not value:
+            return None
+        for w in la.argv:
+            if MARK not in w:
+                continue
+            parts = re.split(MARK + r"(\d+)" + MARK, w)
+            segs = [(p, p, False) if j % 2 == 0 else (sub.get(int(p), ""), MARK + p + MARK, True)
+                    for j, p in enumerate(parts)]
+            k = "".join(x for x, _o, _m in segs).find(value)
+            if k < 0:
+                continue
+            e, pos, orig, marked = k + len(value), 0, [], False
+            for text, raw, is_mark in segs:
+                lo, hi = pos, pos + len(text)
+                pos = hi
+                if hi <= k or lo >= e:
+                    continue
+                if is_mark:
+                    if lo < k or hi > e:
+                        return "?"
+                    orig.append(raw)
+                    marked = True
+                else:
+                    orig.append(text[max(k, lo) - lo:min(e, hi) - lo])
+            if marked:
+                return r.shown("".join(orig))
+        return None
 
     for f in ("nnodes_min", "nnodes_max", "nproc_per_node", "world_min", "world_max", "master_port", "machine_rank",
               "port_asked"):
