@@ -29,9 +29,22 @@ def _idx(gs):
 def _nvlink(g):
     """(links read, links up, up to an NVSwitch) of a GPU, or None where NVML read no NVLink."""
     nv = g.get("nvlink")
-    if not isinstance(nv, dict) or not _int(nv.get("read")):
+    if not isinstance(nv, dict) or not _links(nv.get("read")):
         return None
-    return _int(nv.get("read")), _int(nv.get("active")) or 0, _int(nv.get("switch")) or 0
+    return _links(nv.get("read")), _links(nv.get("active")) or 0, _links(nv.get("switch")) or 0
+
+
+def _links(x):
+    """A count of links as NVML can answer it (0 to NVML_NVLINK_MAX_LINKS, which the collector caps at 64), or None:
+    a node's facts counting 10**30 links, or -5, are no reading (red team 2026-11-28i, docs/security.md 102.)."""
+    x = _int(x)
+    return x if x is not None and 0 <= x <= 64 else None
+
+
+def _name(g):
+    """The GPU's model name, or None where the facts hold no string (a list there crashed the check, 102.)."""
+    n = g.get("name")
+    return n if isinstance(n, str) else None
 
 
 def _pairs(gs):
@@ -69,9 +82,9 @@ def gpu_links(facts, config):
     links = [(g, _nvlink(g)) for g in gs]
     linked = [(g, nv) for g, nv in links if nv and nv[1] > 0]
     top = max(nv[1] for g, nv in linked) if linked else 0
-    names = set(g.get("name") for g, nv in linked)
+    names = set(_name(g) for g, nv in linked)
     # a GPU of the same model as the linked ones with fewer links up (None: NVML read none on it)
-    low = [(g, nv) for g, nv in links if linked and g.get("name") in names and (nv[1] if nv else 0) < top]
+    low = [(g, nv) for g, nv in links if linked and _name(g) in names and (nv[1] if nv else 0) < top]
     full = [g for g, nv in linked if nv[1] == top]
     fix = ""
     for g, nv in low:

@@ -74,3 +74,39 @@ def test_plan_reads_a_master_built_from_two_unknown_parts(tmp_path):
 def test_plan_still_refuses_a_master_no_value_can_make_valid(tmp_path):
     la = _one_launch(tmp_path, "X=$1\ntorchrun --nnodes=2 --master_addr=-$X train.py\n")
     assert la.refused and "host name" in la.refused
+
+
+# --- gpu.links on a node's hostile facts (docs/security.md 102.)
+
+def _links_facts(mutate):
+    import copy
+    import json
+    import os
+
+    from conftest import FIXTURES
+
+    f = json.load(open(os.path.join(FIXTURES, "recorded", "h200x4-2026-11-28g", "call2", "facts.json")))
+    f = copy.deepcopy(f)
+    mutate(f["gpu"]["gpus"])
+    return f
+
+
+def _run_links(facts):
+    from conftest import run_check
+
+    return run_check("gpu.links", facts)  # asserts the check did not crash
+
+
+def test_gpu_links_survives_a_gpu_name_that_is_no_string():
+    def bad(gs):
+        gs[0]["name"], gs[1]["name"] = ["x"], {"a": 1}
+    out = _run_links(_links_facts(bad))
+    assert out.status == "pass" and "NVLink 18 of 18 up" in str(out.outcomes), out.outcomes
+
+
+def test_gpu_links_reads_no_link_count_nvml_cannot_answer():
+    def bad(gs):
+        gs[0]["nvlink"] = {"read": 10 ** 30, "active": 10 ** 30, "switch": -5, "peers": []}
+    out = _run_links(_links_facts(bad))
+    text = "%s %s" % (out.outcomes, [(f.message, f.observed, f.expected) for f in out.findings])
+    assert out.status in ("pass", "warn", "fail") and "1000000000000000000000000000000" not in text, text
