@@ -31,7 +31,7 @@ from gpudoctor.fixline import ACTS, inert_word, sh
 MAX_LINE = 4096  # characters of a matched line searched for a name
 MAX_NAME = 64
 
-SLOT = re.compile(r"\{\$(var|option|ping4|hydraarg|node|reason)\|([^{}|]{1,80})\}")
+SLOT = re.compile(r"\{\$(var|option|ping4|hydraarg|node|reason|solib|sostem)\|([^{}|]{1,80})\}")
 # Variables a training job's stack reads (NCCL's src/misc/param.cc ncclGetEnv names, torch's
 # TORCH_* / PYTORCH_* (c10d Utils.hpp getCvar*), CUDA's, the launchers' and MPI's): a prefix and
 # an upper-case name, as whole words; bounded, so linear in the line
@@ -67,7 +67,14 @@ _NODE = re.compile(r"(?<![\w])NodeName=([A-Za-z0-9][\w.-]{0,62})|"
                    r"(?:Z|[+-]\d\d:?\d\d)?) " + _NODE_NAME + r" kernel: ")
 _REASON = re.compile(r"(?<![\w])Reason=([^\n\[]{1,64}?) \[[A-Za-z_][\w.-]{0,31}@\d{4}-|"
                      r"^([^\n]{1,20}?) {0,19} [A-Za-z_][\w.-]{0,8}[ ]{1,9}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d [A-Za-z0-9]")
-_FIND = {"var": _VAR, "option": _OPTION, "ping4": _PING, "hydraarg": _HYDRA_ARG, "node": _NODE, "reason": _REASON}
+# (abi30) dlopen's refusal of an unversioned library name ('libOpenCL.so: cannot open shared object file', as
+# ctypes.CDLL raises it): the name, and its stem for ctypes.util.find_library('OpenCL') (which takes the name without
+# 'lib' and '.so', https://docs.python.org/3/library/ctypes.html#ctypes.util.find_library). A versioned name is not read.
+# ASCII only, so sh() leaves the name a bare word inside the quotes of a python -c line
+_SOLIB = re.compile(r"(?<![\w.+-])(lib[A-Za-z0-9_+-]{1,60}\.so): cannot open shared object file")
+_SOSTEM = re.compile(r"(?<![\w.+-])lib([A-Za-z0-9_+-]{1,60})\.so: cannot open shared object file")
+_FIND = {"var": _VAR, "option": _OPTION, "ping4": _PING, "hydraarg": _HYDRA_ARG, "node": _NODE, "reason": _REASON,
+         "solib": _SOLIB, "sostem": _SOSTEM}
 
 
 def _word(value):

@@ -1,0 +1,72 @@
+"""explain on real recordings of session 30's binary-compatibility work (fixtures/recorded/abi30/README.md).
+
+ctypes / dlopen of an unversioned library name: 'OSError: libfoo.so: cannot open shared object file' where only the
+runtime package's libfoo.so.N is installed (the bare name is the -dev package's symlink: Debian Policy 8.4,
+https://www.debian.org/doc/debian-policy/ch-sharedlibs.html#development-files); ctypes.util.find_library('foo')
+returns the versioned name (https://docs.python.org/3/library/ctypes.html#finding-shared-libraries).
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.explain import famfix
+
+ROOT = Path(__file__).resolve().parents[1]
+REC = ROOT / "fixtures" / "recorded" / "abi30"
+
+
+def _explain_text(text, tmp_path):
+    p = tmp_path / "log.txt"
+    p.write_text(text)
+    return _explain(p)
+
+
+def _explain(path):
+    out = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", str(path)], capture_output=True,
+                         text=True, cwd=str(ROOT), timeout=120)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _root(doc):
+    return next(f for f in doc["findings"] if f.get("role") == "root")
+
+
+@pytest.mark.parametrize("log,name,stem", [
+    ("ctypes_unversioned.log", "libOpenCL.so", "OpenCL"),   # ctypes.CDLL('libOpenCL.so'), libOpenCL.so.1 installed
+    ("ctypes_loadlibrary.log", "libXmu.so", "Xmu"),         # ctypes.cdll.LoadLibrary through a helper, libXmu.so.6
+])
+def test_an_unversioned_ctypes_name_is_the_loader_with_the_versioned_fix(log, name, stem):
+    f = _root(_explain(REC / log))
+    assert f["id"] == "loader.cannot_open"  # was code.exception (the user's own OSError)
+    cause = f["causes"][0]
+    assert "unversioned development name" in cause["text"]
+    fixes = " ".join(cause["fix"])
+    assert "find_library('%s')" % stem in fixes  # the stem, computed from the line
+    assert "unversioned %s link" % name in fixes and "apt-file search %s," % name in fixes
+
+
+def test_a_versioned_name_does_not_lead_with_the_unversioned_cause(tmp_path):
+    f = _root(_explain_text("OSError: libfoo.so.1: cannot open shared object file: No such file or directory\n",
+                            tmp_path))
+    assert f["id"] == "loader.cannot_open"
+    assert "unversioned" not in f["causes"][0]["text"]
+
+
+def test_a_cuda_library_stays_cuda_libs(tmp_path):
+    f = _root(_explain_text('Traceback (most recent call last):\n  File "x.py", line 3, in <module>\n    import torch\n'
+                            "OSError: libcudart.so: cannot open shared object file: No such file or directory\n",
+                            tmp_path))
+    assert f["id"] == "cuda.libs"
+
+
+def test_the_slots_read_only_an_unversioned_ascii_name():
+    line = "OSError: libOpenCL.so: cannot open shared object file: No such file or directory"
+    assert famfix.names([line], "solib") == "libOpenCL.so"
+    assert famfix.names([line], "sostem") == "OpenCL"
+    assert famfix.names(["OSError: libfoo.so.1: cannot open shared object file"], "sostem") is None
+    assert famfix.names(["OSError: libfoé.so: cannot open shared object file"], "sostem") is None
+    assert famfix.fill("find_library('{$sostem|foo}')", ["no library here"]) == "find_library('foo')"
