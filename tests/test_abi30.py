@@ -6,6 +6,7 @@ https://www.debian.org/doc/debian-policy/ch-sharedlibs.html#development-files); 
 returns the versioned name (https://docs.python.org/3/library/ctypes.html#finding-shared-libraries).
 """
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -70,3 +71,38 @@ def test_the_slots_read_only_an_unversioned_ascii_name():
     assert famfix.names(["OSError: libfoo.so.1: cannot open shared object file"], "sostem") is None
     assert famfix.names(["OSError: libfoé.so: cannot open shared object file"], "sostem") is None
     assert famfix.fill("find_library('{$sostem|foo}')", ["no library here"]) == "find_library('foo')"
+
+
+# The C++ string ABI read from the demangled symbol (gpudoctor/explain/demangle.py, binutils' c++filt). Real
+# recordings: build_strabi.sh builds libstrabi.so (greet(const std::string&)) and an extension calling it with the
+# other -D_GLIBCXX_USE_CXX11_ABI, then imports it on CPython 3.11.7 (g++ 12.2).
+needs_cxxfilt = pytest.mark.skipif(shutil.which("c++filt") is None,
+                                   reason="binutils' c++filt is not installed")
+
+
+@needs_cxxfilt
+@pytest.mark.parametrize("log,function,abi", [
+    ("strabi_old_ext.log", "greet(std::basic_string<char, std::char_traits<char>, std::allocator<char> > const&)",
+     "old string ABI (_GLIBCXX_USE_CXX11_ABI=0)"),
+    ("strabi_new_ext.log", "greet(std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> > "
+     "const&)", "new string ABI (_GLIBCXX_USE_CXX11_ABI=1)"),
+    ("../lead30/oldabi.log", "c10::detail::torchCheckFail(char const*, char const*, unsigned int, std::basic_string<",
+     "old string ABI"),
+])
+def test_an_undefined_cxx_symbol_is_named_with_its_string_abi(log, function, abi):
+    f = _root(_explain(REC / log))
+    assert f["id"] == "loader.undefined_symbol"
+    said = [n for n in f["notes"] if n.startswith("The missing symbol is the C++ function ")]
+    assert len(said) == 1 and function in said[0] and abi in said[0], f["notes"]
+
+
+def test_the_demangler_takes_only_a_whole_mangled_name():
+    from gpudoctor.explain import demangle
+
+    for bad in ("-v", "--help", "_Z", "_Z5greet RKSs", "_Z5greet;id", "greet", "_Z" + "a" * 400, None):
+        assert demangle.demangle(bad) is None, bad
+    assert demangle.demangle("_Z5greetRKSs", tool="/nonexistent/c++filt") is None  # no tool: nothing said
+    assert demangle.string_abi("f(std::basic_string<char> const&)") == "old"
+    assert demangle.string_abi("f(std::__cxx11::basic_string<char> const&)") == "new"
+    assert demangle.string_abi("c10::detail::f(int)") is None
+    assert demangle.note(["undefined symbol: cudaGetDevice"]) is None  # a C name: nothing to demangle

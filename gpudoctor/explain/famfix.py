@@ -228,10 +228,25 @@ def finish(findings, family_note):
     exception read from its shape holds (its first fix)."""
     sure(findings, family_note)
     for f in findings:
+        if f.get("role") == "root":
+            _demangled(f)
         if f.get("role") == "root" and f.get("confidence") == "structural":
             _values_first(f)
             if f["id"] == "code.exception" or f["id"].endswith(".library_error"):
                 _named_in_exception(f)
+
+
+def _demangled(f):
+    """(abi30) A root whose matched line is ld.so's 'undefined symbol: _Z...': the C++ name c++filt reads, and the
+    string ABI it takes (demangle.py), as a note after how sure it is."""
+    lines = [m.get("text") or "" for m in f.get("matches") or []][:3]
+    if not any("undefined symbol: _Z" in x for x in lines):
+        return
+    from gpudoctor.explain import demangle
+
+    said = demangle.note(lines)
+    if said and said not in f["notes"]:
+        f["notes"].insert(1 if f["notes"] and f["notes"][0].startswith("How sure") else 0, said)
 
 
 def sure(findings, family_note):
