@@ -1,0 +1,40 @@
+"""explain on real torchrun --nnodes refusals (fixtures/recorded/textfix30/README.md says how each was made).
+
+torchrun's parse_min_max_nnodes (torch/distributed/run.py,
+https://github.com/pytorch/pytorch/blob/main/torch/distributed/run.py) accepts one integer N or MIN:MAX, and
+config_from_args asserts 0 < MIN <= MAX: the answer must name the accepted forms with a corrected value.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REC = ROOT / "fixtures" / "recorded" / "textfix30"
+
+
+def _first(path):
+    out = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", str(path)], capture_output=True,
+                         text=True, cwd=str(ROOT), timeout=120)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["root"] == "torch.distributed_usage", doc["root"]
+    return doc["findings"][0]
+
+
+def _text(root):
+    return json.dumps(root)
+
+
+def test_three_part_nnodes_names_the_two_accepted_forms():
+    root = _first(REC / "nnodes-1_2_4.log")
+    t = _text(root)
+    assert "torch.distributed_usage" in t
+    assert "MIN:MAX" in t and "--nnodes=2" in t
+
+
+def test_a_min_above_the_max_gets_an_ordered_range():
+    root = _first(REC / "nnodes-4_2.log")
+    t = _text(root)
+    assert "torch.distributed_usage" in t
+    assert "1 <= MIN <= MAX" in t and "--nnodes=2:4" in t
