@@ -38,3 +38,22 @@ def test_a_min_above_the_max_gets_an_ordered_range():
     t = _text(root)
     assert "torch.distributed_usage" in t
     assert "1 <= MIN <= MAX" in t and "--nnodes=2:4" in t
+
+
+def test_a_range_written_with_a_dash_is_torchruns_and_gets_the_colon_form():
+    # int()'s own ValueError from inside parse_min_max_nnodes: was cascade.child_failed (low), the frame tells it
+    root = _first(REC / "nnodes-2-4.log")
+    first = root["causes"][0]
+    assert "parse_min_max_nnodes" in first["text"]
+    assert any("--nnodes=2:4" in f and "not 2-4" in f for f in first["fix"]), first
+
+
+def test_gloo_told_an_interface_the_node_lacks_is_its_socket_ifname():
+    # real: GLOO_SOCKET_IFNAME=eth9 (no such interface) under torchrun, gloo's device.cc 'Unable to find address for'
+    out = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", str(REC / "gloo-ifname-missing.log")],
+                         capture_output=True, text=True, cwd=str(ROOT), timeout=120)
+    doc = json.loads(out.stdout)
+    assert doc["root"] == "gloo.socket_ifname", doc["root"]
+    first = doc["findings"][0]["causes"][0]
+    assert "names an interface this node does not have" in first["text"]
+    assert any("GLOO_SOCKET_IFNAME" in f for f in first["fix"]), first
