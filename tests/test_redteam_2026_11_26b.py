@@ -151,7 +151,10 @@ def test_the_new_readers_stay_fast_on_a_flood_of_their_own_lines(cli, tmp_path):
         text = "".join(shape % (i % 256, i) for i in range(300))
         t = time.process_time()
         rc, doc = explain_paste(cli, tmp_path, text, rcs=(0, 1))
-        assert time.process_time() - t < 3, shape
+        # a guard against a pathological (quadratic) reader, not a speed measurement (bench/ does that): 3 s failed
+        # at 3.10 s on the PMIX flood in session 30's final clean-clone CI with a scoring run beside it (0.8 s alone,
+        # the start commit 1.9 s), so the bound is 10x the warm figures
+        assert time.process_time() - t < 10, shape
         assert doc["findings"], shape
 
 
