@@ -36,6 +36,8 @@ _CUE = re.compile(r"(?i)(?:use any of the following|any of the following|availab
                   r"one of|expected one of|choose from|example choices|is not found in mesh)\s*:?\s*")
 _TWO = re.compile(r"(?i)must be " + _Q + r"?([\w./:+-]{1,64})" + _Q + r"? or " + _Q + r"?([\w./:+-]{1,64})" + _Q +
                   r"?(?:,? but (?:is|got|was|found|received) " + _Q + r"?([\w./:+-]{1,64})" + _Q + r"?)?")
+# 'Unrecognized <argument>=<value>, should be one of ...': the argument's and the value's regexes fill it
+_UNQUOTED = r"(?i)\b(?:Unknown|Invalid|Unsupported|Unrecognized|unrecognised) %s=%s,? (?:should|must|expected|valid)"
 # the refused value
 _REFUSED = (
     re.compile(r"(?i)conditioned on metric `([^`]{1,64})`"),
@@ -47,14 +49,12 @@ _REFUSED = (
     re.compile(r"(?i)\bbut (?:is|got|was|found|received) " + _Q + r"?([\w./:+-]{1,64})"),
     # 'Unrecognized mode=max_autotune, should be one of: default, ...' (torch/_inductor/__init__.py
     # list_mode_options, torch 2.x): the argument and its value without quotes (lead, session 30)
-    re.compile(r"(?i)\b(?:Unknown|Invalid|Unsupported|Unrecognized|unrecognised) \w{1,40}=([\w./:+-]{1,64}?),? "
-               r"(?:should|must|expected|valid)"),
+    re.compile(_UNQUOTED % (r"\w{1,40}", r"([\w./:+-]{1,64}?)")),
 )
 # the key or argument that took it
 _KEY_DICT = re.compile(r"(?i)\bthe " + _Q + r"(\w{1,40})" + _Q + r" key\b")
 _KEY_ARG = (re.compile(r"`(\w{1,40})=[\w./:+-]{1,64}`"),
-            re.compile(r"(?i)\b(?:Unknown|Invalid|Unsupported|Unrecognized|unrecognised) (\w{1,40})=[\w./:+-]{1,64}?,? "
-                       r"(?:should|must|expected|valid)"),
+            re.compile(_UNQUOTED % (r"(\w{1,40})", r"[\w./:+-]{1,64}?")),
             re.compile(r"(?i)\bthe " + _Q + r"(\w{1,40})" + _Q + r" (?:argument|option|parameter)\b"))
 # a fix line of the root's cause that leaves the listed value to the reader: 'EarlyStopping(monitor=<one of the
 # names the message lists>)'

@@ -286,14 +286,17 @@ _OP_RULES = {
 
 
 def _torch_call(tb):
-    """The torch function the innermost frame's line calls ('torch._scaled_mm', 'F.conv2d'), when that frame is the
+    """The torch function the innermost frame's line calls ('torch._scaled_mm'; 'F.conv2d' as
+    'torch.nn.functional.conv2d'), when that frame is the
     user's own (the exception came out of torch's C++ code), else None."""
     frames, src = tb.get("frames") or [], tb.get("src") or []
     if not frames or not src or len(src) != len(frames) or pytb.where(frames[-1][0])[0] != "user":
         return None
     line, focus = src[-1]
     m = _TORCH_CALL.search(focus or "") or _TORCH_CALL.search(line or "")
-    return m.group(1) if m else None
+    if not m:
+        return None
+    return "torch.nn.functional." + m.group(1)[2:] if m.group(1).startswith("F.") else m.group(1)
 
 
 def _other_lib(t):
@@ -435,7 +438,7 @@ def read(by, tb, chain):
                        "fix": fix, "advice": advice(msg)}
                 if _EMPTY.search(msg) and eid in ("usercode.shape_mismatch", "usercode.dtype_mismatch"):
                     got["first"] = _SHARDED
-                op = _OP_RULES.get("torch.nn.functional." + call[2:] if call and call.startswith("F.") else call)
+                op = _OP_RULES.get(call)
                 if op:  # the op's own rules, where its message says little of them
                     got["fix"].insert(0, op)
                 return got
@@ -451,7 +454,7 @@ def read(by, tb, chain):
                     "text": None, "fix": [], "advice": adv}
         if call and "torch.usage" in by and t["exc"].rsplit(".", 1)[-1] in ("ValueError", "RuntimeError",
                                                                              "TypeError", "IndexError"):
-            fn = "torch.nn.functional." + call[2:] if call.startswith("F.") else call
+            fn = call
             rule_ = _OP_RULES.get(fn)
             return {"eid": "torch.usage", "how": "%s, called on your line, refused its arguments" % fn, "sure": "low",
                     "text": "%s refused the arguments your line gives it (a check in torch's C++ code, so no frame "
