@@ -815,12 +815,45 @@ def watch_target(facts, config):
             " +%d more" % (len(procs) - 4) if len(procs) > 4 else "", src or "?"))
     else:
         what.append("no job process found")
+    chosen = _dict(_dict(w.get("processes")).get("user"))
+    if chosen:
+        what.append("only the processes of user %s" % _user_text(chosen.get("name"), chosen.get("uid")))
     elsewhere = _num(_dict(w.get("processes")).get("gpu_pids_elsewhere"))
     if elsewhere:
         what.append("%d GPU process%s NVML lists %s not visible here (another pid namespace: a container without "
                     "the host's pids, or /proc mounted hidepid; run watch on the host or as root)" % (
                         elsewhere, "" if elsewhere == 1 else "es", "is" if elsewhere == 1 else "are"))
+    users = job_users(procs)
+    if len(users) > 1 and not chosen:
+        # root reads every user's environment (and NVML lists every user's GPU processes): two users' jobs on one
+        # node were one "job" whose ranks, traffic and stragglers the other diagnoses compared
+        counts = ", ".join("%s: %d process%s" % (_user_text(name, uid), n, "" if n == 1 else "es")
+                           for (uid, name), n in sorted(users.items(), key=lambda x: (-x[1], str(x[0][0]))))
+        top = sorted(users.items(), key=lambda x: (-x[1], str(x[0][0])))[0][0]
+        yield Finding.warning(
+            "the processes watched belong to %d users (%s): several jobs read as one; the diagnoses below mix them"
+            % (len(users), counts), observed="; ".join(what),
+            expected="one job's processes (one user's)",
+            fix=cmd("gpudoctor watch --user {} ...   # one user's job at a time", str(top[1] or top[0])))
+        return
     yield Pass("; ".join(what))
+
+
+def _user_text(name, uid):
+    if isinstance(name, str) and name:
+        return "%s (uid %s)" % (shown_word(name) if hostile(name) else name, uid if isinstance(uid, int) else "?")
+    return "uid %s" % (uid if isinstance(uid, int) else "?")
+
+
+def job_users(procs):
+    """{(uid, name): number of processes} over the job processes whose owner was read."""
+    out = {}
+    for p in procs:
+        uid = p.get("uid")
+        if isinstance(uid, int) and not isinstance(uid, bool):
+            name = p.get("user") if isinstance(p.get("user"), str) else None
+            out[(uid, name)] = out.get((uid, name), 0) + 1
+    return out
 
 
 @check("watch.bound", title="the GPUs compute (power near the limit), not wait", needs=("watch",), registry=WATCH)
@@ -1212,7 +1245,7 @@ def node_rows(facts):
         "job_interface_bytes_s": t["iface_bytes_s"], "rdma_bytes_s": t["rdma_bytes_s"],
         "loopback_bytes_s": loopback(w),
         "processes": [{"pid": p.get("pid"), "ppid": p.get("ppid"), "comm": p.get("comm"), "gpus": p.get("gpus"),
-                       "env": p.get("env"),
+                       "uid": p.get("uid"), "user": p.get("user"), "env": p.get("env"),
                        "infiniband_fds": p.get("infiniband_fds"), "cpu_pct": p.get("cpu_pct")} for p in processes(w)],
         "cpu": w.get("cpu"), "disks": w.get("disks"),
     }

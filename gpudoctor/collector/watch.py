@@ -148,6 +148,42 @@ def parse_ppid(text):
     return None
 
 
+def parse_uid(text):
+    """The real uid from /proc/PID/status ("Uid:\t1000\t1000\t1000\t1000": real, effective, saved set and
+    filesystem uid, proc(5) https://man7.org/linux/man-pages/man5/proc_pid_status.5.html), or None."""
+    for line in (text or "").splitlines():
+        if line.startswith("Uid:"):
+            f = line.split()
+            return int(f[1]) if len(f) > 1 and f[1].isdigit() else None
+    return None
+
+
+def user_name(uid):
+    """The account name of ``uid`` on this node (pwd: /etc/passwd, or NSS's LDAP/sssd), or None."""
+    import pwd
+
+    try:
+        return pwd.getpwuid(uid).pw_name[:64]
+    except (KeyError, OverflowError, TypeError, ValueError):
+        return None
+
+
+def wanted_user(spec):
+    """(uid, name) of `watch --user SPEC` on this node: a name resolved here (an account's uid may differ between
+    nodes), or a number taken as it is; Unsupported when no such account exists here."""
+    import pwd
+
+    if spec is None:
+        return None
+    spec = str(spec)
+    if spec.isdigit() and len(spec) <= 10:
+        return int(spec), user_name(int(spec))
+    try:
+        return pwd.getpwnam(spec).pw_uid, spec
+    except (KeyError, ValueError):
+        raise Unsupported("no user %s on this node (getpwnam): nothing of theirs to watch" % spec[:64])
+
+
 def parse_environ(data, key=None):
     """/proc/PID/environ bytes -> {name: shown value or keyed hash}, only the job's
     communication variables (NCCL_*, UCX_*, OMPI_*) and its allocator's (XLA_PYTHON_CLIENT_*,
@@ -292,7 +328,11 @@ def describe_process(ctx, pid, key):
     proc["frameworks"] = parse_maps_frameworks(maps) if maps is not None else None
     # the parent: a launcher's ranks (torchrun, mpirun's orted, slurmstepd) share one; another
     # process on a job's GPU has its own (proc(5), /proc/PID/status "PPid:")
-    proc["ppid"] = parse_ppid(ctx.read("/proc/%d/status" % pid))
+    status = ctx.read("/proc/%d/status" % pid)
+    proc["ppid"] = parse_ppid(status)
+    # whose it is: root's watch reads every user's environment, and two users' jobs on one node are two jobs
+    proc["uid"] = parse_uid(status)
+    proc["user"] = user_name(proc["uid"]) if proc["uid"] is not None else None
     return proc
 
 
@@ -417,9 +457,15 @@ def gpudoctor_itself(ctx, pid):
     return any(os.path.basename(a) == b"gpudoctor" for a in data.split(b"\0")[:3])
 
 
-def scan_env_jobs(ctx, exclude):
+def of_user(ctx, pid, uid):
+    """Whether process ``pid`` runs as ``uid`` (None: anyone's)."""
+    return uid is None or parse_uid(ctx.read("/proc/%d/status" % pid)) == uid
+
+
+def scan_env_jobs(ctx, exclude, uid=None):
     """Readable processes with NCCL_* in their environment that are not shells, launchers or
-    gpudoctor itself: the job on a node whose GPUs NVML cannot list (or that has none)."""
+    gpudoctor itself: the job on a node whose GPUs NVML cannot list (or that has none); only
+    ``uid``'s where one is given (`watch --user`)."""
     pids = sorted(int(n) for n in ctx.listdir("/proc") if n.isdigit())[:MAX_PIDS_SCANNED]
     found = []
     for pid in pids:
@@ -431,7 +477,7 @@ def scan_env_jobs(ctx, exclude):
         if not any(item.startswith(b"NCCL_") and not item.startswith(IMAGE_NCCL_VERSION) for item in data.split(b"\0")):
             continue
         comm = (ctx.read("/proc/%d/comm" % pid) or "").strip()
-        if comm in SHELLS or gpudoctor_itself(ctx, pid):
+        if comm in SHELLS or gpudoctor_itself(ctx, pid) or not of_user(ctx, pid, uid):
             continue
         found.append(pid)
         if len(found) >= MAX_JOB_PROCS:
@@ -746,6 +792,8 @@ def watch(ctx):
     seconds = min(max(float(opt.get("seconds", 5)), 0.5), MAX_SECONDS)
     interval = min(max(float(opt.get("interval", 0.5)), 0.1), seconds)
     key = ctx.options.get("env_key")
+    user = wanted_user(opt.get("user"))  # before any sampling: an unknown account is this node's answer
+    uid = user[0] if user else None
     previous = catch_stop_signal()  # (a node's collector caught it from its start: collector.main)
     sampler, gpu_why = gpu_sampler(ctx)
     gpus, gpu_info = [], None
@@ -757,8 +805,9 @@ def watch(ctx):
     procs_source = "gpu" if sampler is not None else None
     exclude = _ancestors(ctx)
     pids, elsewhere = in_this_pid_namespace(ctx, dict((p, g) for p, g in pids.items() if p not in exclude))
+    pids = dict((p, g) for p, g in pids.items() if of_user(ctx, p, uid))
     if not pids:
-        pids = dict((p, []) for p in scan_env_jobs(ctx, exclude))
+        pids = dict((p, []) for p in scan_env_jobs(ctx, exclude, uid))
         procs_source = "environ" if pids else procs_source
     nvl0 = sampler.nvlink() if sampler else []
     ticks0 = _pid_ticks(ctx, pids)
@@ -796,7 +845,7 @@ def watch(ctx):
         if sampler is not None and procs_source == "gpu":  # processes that started during the window
             late, _ = in_this_pid_namespace(ctx, dict((p, g) for p, g in sampler.pids().items()
                                                       if p not in exclude and p not in pids))
-            pids.update(late)
+            pids.update((p, g) for p, g in late.items() if of_user(ctx, p, uid))
     finally:
         if sampler is not None:
             sampler.close()
@@ -835,7 +884,8 @@ def watch(ctx):
                              "dev_infiniband": [n for n in ctx.listdir("/dev/infiniband") if not n.startswith(".")],
                              "peer_memory_modules": [m for m in modules if m in GDR_MODULES]},
         "cpu": cpu, "disks": disks,
-        "processes": {"source": procs_source, "list": procs, "gpu_pids_elsewhere": elsewhere},
+        "processes": {"source": procs_source, "list": procs, "gpu_pids_elsewhere": elsewhere,
+                      "user": {"uid": user[0], "name": user[1]} if user else None},
         "nccl_conf": read_nccl_conf(ctx, procs, key),
         "own_net_ns": ctx.readlink("/proc/self/ns/net"),
         # the node's kernel and OS for the report's profile (watch gathers no host section: its getaddrinfo of the

@@ -4,6 +4,7 @@ same transports as `check`, and say why it is slow (gpudoctor/watch.py): communi
 computing. Exit 0 healthy (or nothing to watch), 1 findings."""
 
 import json
+import re
 import socket
 import sys
 
@@ -39,6 +40,19 @@ def _interval(value):
     return x
 
 
+# An account name as useradd(8) takes it (its default NAME_REGEX, widened to the upper case, digits and dots that
+# LDAP/sssd directories hand out; https://man7.org/linux/man-pages/man8/useradd.8.html "CAVEATS"), or a uid
+_USER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}[$]?\Z")
+
+
+def _user(value):
+    import argparse
+
+    if not _USER.match(value) or (value.isdigit() and len(value) > 10):
+        raise argparse.ArgumentTypeError("expected an account name or a uid, got %r" % value[:40])
+    return value
+
+
 def add_parser(sub):
     c = sub.add_parser("watch", help="sample a running job's GPUs, links and processes for a few seconds: "
                                      "why is it slow?")
@@ -53,6 +67,8 @@ def add_parser(sub):
     c.add_argument("--seconds", type=_seconds, default=5.0, metavar="N", help="how long to sample (default 5)")
     c.add_argument("--interval", type=_interval, default=0.5, metavar="S", help="seconds between GPU samples "
                                                                                 "(default 0.5)")
+    c.add_argument("--user", type=_user, metavar="USER", help="watch only USER's processes (a name, resolved on each "
+                                                               "node, or a uid): one job where several users' run")
     c.add_argument("--facts", metavar="PATH", help="diagnose samples saved with --save instead of live nodes")
     c.add_argument("--save", metavar="DIR", help="also write each node's samples to DIR/<node>.json")
     c.add_argument("--config", metavar="FILE", help="gpudoctor.toml (as for check)")
@@ -71,6 +87,9 @@ def gather(args, cfg):
     from gpudoctor import gather as saved, inventory, transport
 
     if args.facts:
+        if args.user:
+            raise InputError("--user chooses whose processes a live window samples; samples saved with --save were "
+                             "taken already (watch them with --user again, live)")
         nodes = saved.from_facts(args.facts)
         reached = [n for n in nodes if n.reachable]
         if reached and not any(((n.facts or {}).get("watch") or {}).get("status") == "ok" for n in reached):
@@ -95,6 +114,8 @@ def gather(args, cfg):
     # env section's rule); kept nowhere once the run is over
     options = {"only": ["watch"], "watch": {"seconds": args.seconds, "interval": args.interval},
                "env_key": secrets.token_hex(32)}
+    if args.user:
+        options["watch"]["user"] = args.user
     timeout = args.seconds + cfg.timeout
     if via == "local":
         options["node"] = socket.gethostname()

@@ -1,0 +1,117 @@
+"""Session 31's lead: `gpudoctor watch --user` and the owner of each job process (a root-run watch read every
+user's NCCL_* processes as one job)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import ROOT
+
+
+def _marked(mark):
+    """pid -> uid of the processes whose environment holds ``mark``."""
+    from gpudoctor.collector.watch import parse_uid
+
+    out = {}
+    for n in os.listdir("/proc"):
+        if not n.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % n, "rb") as f:
+                if mark.encode() not in f.read():
+                    continue
+            with open("/proc/%s/status" % n) as f:
+                out[int(n)] = parse_uid(f.read())
+        except OSError:
+            continue
+    return out
+
+
+def _watch(*extra):
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "watch", "--local", "--seconds", "0.5", "--json"]
+                       + list(extra), cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return p, (json.loads(p.stdout) if p.stdout.strip().startswith("{") else None)
+
+
+def test_parse_uid_reads_the_real_uid():
+    from gpudoctor.collector.watch import parse_uid
+
+    # proc(5): Uid: real, effective, saved set, filesystem
+    assert parse_uid("Name:\tpython3\nUid:\t1000\t0\t0\t0\nGid:\t1000\t1000\t1000\t1000\n") == 1000
+    assert parse_uid("Uid:\t\n") is None and parse_uid(None) is None and parse_uid("Uid:\tx\t1\n") is None
+
+
+def test_two_users_jobs_are_named_and_user_picks_one():
+    """Real processes of root and of an unprivileged account, each with NCCL_* in its environment, on this machine
+    (no GPU: the collector finds them by their environment, as on a node whose NVML lists nothing)."""
+    import sshcluster
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to start another user's process")
+    if os.path.exists("/proc/driver/nvidia/version"):
+        pytest.skip("this machine has an NVIDIA driver: NVML's process list, not the environment, finds the job")
+    sshcluster.ensure_user()
+    mark = "lead31-watch-%d" % os.getpid()
+    env = dict(os.environ, NCCL_DEBUG_SUBSYS=mark, NCCL_IB_DISABLE="1")
+    mine = subprocess.Popen(["sleep", "120"], env=env, stdin=subprocess.DEVNULL, start_new_session=True)
+    theirs = subprocess.Popen(["runuser", "-u", sshcluster.USER, "--", "env", "NCCL_DEBUG_SUBSYS=" + mark,
+                               "NCCL_IB_DISABLE=1", "sleep", "120"], stdin=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while len(set(_marked(mark).values())) < 2:
+            assert time.monotonic() < deadline, "the two processes never started"
+            time.sleep(0.05)
+        uid = [u for u in _marked(mark).values() if u != 0][0]
+        p, doc = _watch()
+        assert p.returncode == 0, p.stderr  # a warning (exit 1 only with --strict)
+        target = dict((c["id"], c) for c in doc["checks"])["watch.target"]
+        assert target["status"] == "warn"
+        (f,) = [x for x in doc["findings"] if x["check"] == "watch.target"]
+        assert "%s (uid %d)" % (sshcluster.USER, uid) in f["message"] and "root (uid 0)" in f["message"]
+        assert "several jobs read as one" in f["message"] and f["fix"].startswith("gpudoctor watch --user ")
+
+        p, doc = _watch("--user", sshcluster.USER)
+        target = dict((c["id"], c) for c in doc["checks"])["watch.target"]
+        assert target["status"] == "pass", target
+        assert "only the processes of user %s (uid %d)" % (sshcluster.USER, uid) in target["summary"]
+        (node,) = doc["samples"].values()
+        seen = [x for x in node["processes"] if (x["env"] or {}).get("NCCL_DEBUG_SUBSYS") == mark]
+        assert seen and all(x["uid"] == uid and x["user"] == sshcluster.USER for x in seen)
+        assert all(x["uid"] == uid for x in node["processes"])
+
+        p, doc = _watch("--user", str(uid))  # a uid: the same account
+        (node,) = doc["samples"].values()
+        assert node["processes"] and all(x["uid"] == uid for x in node["processes"])
+    finally:
+        for proc in (mine, theirs):
+            os.killpg(proc.pid, 9)
+            proc.wait()
+
+
+def test_an_unknown_user_is_the_nodes_answer_not_a_crash():
+    p, doc = _watch("--user", "no-such-user-lead31")
+    assert p.returncode in (0, 1), p.stderr
+    target = dict((c["id"], c) for c in doc["checks"])["watch.target"]
+    # an account this node does not have: nothing of theirs to watch here (n/a, with the reason)
+    assert target["status"] == "na" and "no user no-such-user-lead31 on this node" in target["summary"]
+
+
+@pytest.mark.parametrize("bad", ["-rf", "a b", "x;id", "$(id)", "12345678901", ""])
+def test_a_user_that_is_no_account_name_is_a_usage_error(bad):
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "watch", "--local", "--user=" + bad], cwd=ROOT,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--user" in p.stderr and "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) <= 2  # argparse's usage line and its one error line
+
+
+def test_user_with_saved_samples_is_refused(tmp_path):
+    from conftest import FIXTURES
+
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "watch", "--user", "root", "--facts",
+                        os.path.join(FIXTURES, "watch")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--user chooses whose processes" in p.stderr and "Traceback" not in p.stderr
