@@ -115,3 +115,32 @@ def test_user_with_saved_samples_is_refused(tmp_path):
     p = subprocess.run([sys.executable, "-m", "gpudoctor", "watch", "--user", "root", "--facts",
                         os.path.join(FIXTURES, "watch")], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "--user chooses whose processes" in p.stderr and "Traceback" not in p.stderr
+
+
+# ---------------------------------------------------------------- an absurd allocation size
+
+REC = os.path.join(ROOT, "fixtures", "recorded", "lead31")
+
+
+def _explain(name):
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", os.path.join(REC, name)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout)["findings"][0]
+
+
+def test_an_absurd_allocation_is_a_size_from_a_wrong_value():
+    """broadcast_object_list with lists of different lengths on the two ranks (recorded): the receiver asks the CPU
+    allocator for 140 TB; the first cause names the object collective, not a shortage of RAM."""
+    f = _explain("broadcast_object_list_lengths.txt")
+    assert f["id"] == "errno.enomem"
+    first = f["causes"][0]
+    assert first["text"].startswith("The size asked for is absurd (100 TB or more")
+    assert "[None] * n" in " ".join(first["fix"])
+
+
+def test_a_real_size_keeps_the_memory_causes():
+    """An 8 GiB tensor under ulimit -v (recorded): the address-space limit first, the absurd-size cause absent."""
+    f = _explain("alloc_under_ulimit_v.txt")
+    assert f["id"] == "errno.enomem" and f["causes"][0]["text"].startswith("An address-space limit")
+    assert not any("absurd" in c["text"] for c in f["causes"])
