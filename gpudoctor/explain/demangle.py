@@ -14,13 +14,18 @@ demangler is used: the maintained ones wrap libstdc++'s __cxa_demangle in this p
 (itanium-demangler, 2022).
 """
 
+import os
 import re
+import resource
+import select
 import shutil
 import subprocess
+import time
 
 MAX_SYMBOL = 300   # the matcher's own bound on the symbol (loader.toml)
 MAX_OUT = 2000
 TIMEOUT_S = 2.0
+MAX_MEMORY = 64 * 1024 * 1024   # c++filt's own address space (red team 2026-11-29, docs/security.md 103.)
 
 _SYMBOL = re.compile(r"_Z[A-Za-z0-9_]{1,%d}" % (MAX_SYMBOL - 2))
 _UNDEFINED = re.compile(r"undefined symbol: (_Z[A-Za-z0-9_]{1,298})(?![A-Za-z0-9_])")
@@ -38,16 +43,57 @@ def demangle(symbol, tool=None):
     out = None
     if exe:
         try:
-            r = subprocess.run([exe], input=symbol + "\n", capture_output=True, text=True, timeout=TIMEOUT_S,
-                               env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}, errors="replace")
-            text = r.stdout[:MAX_OUT].strip()
-            if r.returncode == 0 and text and "\n" not in text and text != symbol and len(r.stdout) < MAX_OUT:
-                out = text
+            text = _run(exe, symbol)
+            if text is not None:
+                text = text.strip()
+                if text and "\n" not in text and text != symbol:
+                    out = text
         except (OSError, subprocess.SubprocessError, ValueError):
             out = None
     if len(_cache) < 256:
         _cache[exe, symbol] = out
     return out
+
+
+def _limit():
+    """In c++filt before it runs: at most MAX_MEMORY of address space. libiberty's cplus_demangle builds the whole
+    name in memory before c++filt prints it, and a 242-character name whose substitutions nest doubles to 109 MB."""
+    resource.setrlimit(resource.RLIMIT_AS, (MAX_MEMORY, MAX_MEMORY))
+
+
+def _run(exe, symbol):
+    """c++filt's answer for ``symbol``: its output while it stays under MAX_OUT bytes and TIMEOUT_S seconds, else None.
+    The output is read as it comes, never more than MAX_OUT + 1 bytes (subprocess.run's capture read all of it: 109 MB
+    for a hostile name, red team 2026-11-29), and the program is killed past either bound."""
+    p = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}, preexec_fn=_limit, close_fds=True)
+    got, deadline, done = b"", time.monotonic() + TIMEOUT_S, False
+    try:
+        p.stdin.write(symbol.encode("ascii") + b"\n")
+        p.stdin.close()
+        fd = p.stdout.fileno()
+        while len(got) <= MAX_OUT:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                break
+            chunk = os.read(fd, MAX_OUT + 1 - len(got))
+            if not chunk:
+                done = True
+                break
+            got += chunk
+    finally:
+        if not done:
+            p.kill()
+        p.stdout.close()
+        try:
+            rc = p.wait(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            rc = None
+    if not done or rc != 0 or len(got) > MAX_OUT:
+        return None
+    return got.decode("ascii", "replace")
 
 
 def string_abi(name):
