@@ -53,3 +53,36 @@ def test_a_short_symbol_is_still_demangled():
     demangle._cache.clear()
     assert demangle.demangle(_doubling(2)) == "f(A, B<A, A>, B<B<A, A>, B<A, A> >)"
     assert demangle.demangle("_ZN3foo3barB5cxx11Ev") == "foo::bar[abi:cxx11]()"
+
+
+# 104.: `clush -w NODES -x OUT` in a planned script was reduced with ClusterShell's NodeSet, whose RangeSet builds every
+# index: `clush -w node[1-900000000] -x node1` took 1.8 GB and 30 s to a MemoryError under a 2 GB limit (exit 3), and
+# all the memory there was without one. nodes.count_bound is checked first now: past MAX_EXPAND both are named.
+@pytest.mark.parametrize("line, where", [
+    ("clush -w node[1-100001] -x node1 torchrun t.py", "every host of -w node[1-100001] except node1 by clush"),
+    ("clush -w node[1-3] -x node[1-100001] torchrun t.py", "every host of -w node[1-3] except node[1-100001] by clush"),
+    ("clush -w node[1-4] -x node3 torchrun t.py", "every host of -w node[1-2,4] by clush"),   # control
+])
+def test_clush_exclusion_of_a_huge_node_set_is_not_expanded(tmp_path, line, where):
+    from test_launch29 import _plan
+
+    _script, rs = _plan(tmp_path, line + "\n", (), "c.sh")
+    assert any(where in n for n in rs.notes), rs.notes
+
+
+def test_plan_of_a_clush_line_over_a_billion_nodes_ends(tmp_path):
+    import resource
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "c.sh"
+    script.write_text("#!/bin/bash\nclush -w node[1-900000000] -x node1 torchrun --nnodes=2 --nproc_per_node=8 t.py\n")
+
+    def limit():  # a failure is a MemoryError (exit 3), not the test machine's memory
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    exe = str(Path(sys.executable).parent / "gpudoctor")
+    r = subprocess.run([exe, "plan", str(script)], capture_output=True, text=True, timeout=300, preexec_fn=limit)
+    assert r.returncode in (0, 1), r.stderr
+    assert "node[1-900000000] except node1" in r.stdout, r.stdout

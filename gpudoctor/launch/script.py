@@ -3829,7 +3829,12 @@ def _node_set_less(nodes, out):
     node set of known names (a group, a value known only at run time), both are named: "NODES except OUT"."""
     from ClusterShell.NodeSet import NodeSet, NodeSetException
 
-    if not any(c in nodes + out for c in "@$\x00?") and "(" not in nodes:
+    from gpudoctor.nodes import MAX_EXPAND, count_bound
+
+    # NodeSet's RangeSet makes every index of a range first: node[1-900000000] took gigabytes (red team 2026-11-29,
+    # docs/security.md 104.), so each side is counted from its text before it is built
+    small = all(b is not None and b <= MAX_EXPAND for b in (count_bound(nodes), count_bound(out)))
+    if small and not any(c in nodes + out for c in "@$\x00?") and "(" not in nodes:
         try:
             left = NodeSet(nodes)
             left.difference_update(NodeSet(out))
