@@ -150,7 +150,9 @@ def test_watch_given_two_interrupts_at_once_still_keeps_what_it_sampled(tmp_path
         rc, out, err, took = _interrupted_watch(["--seconds", "600", "--json"], _sampling_here,
                                                 str(tmp_path), times=2)  # ended within the 60 s deadline
         assert rc == 130 and err.strip() != "gpudoctor: interrupted", err
-        (row,) = json.loads(out)["samples"].values()
+        samples = json.loads(out)["samples"]
+        assert len(samples) == 1, (err, json.loads(out)["nodes"], took)  # what the run said, if it kept none
+        (row,) = samples.values()
         assert row["interrupted"] is True, (row, took)
 
 
