@@ -86,3 +86,57 @@ def test_plan_of_a_clush_line_over_a_billion_nodes_ends(tmp_path):
     r = subprocess.run([exe, "plan", str(script)], capture_output=True, text=True, timeout=300, preexec_fn=limit)
     assert r.returncode in (0, 1), r.stderr
     assert "node[1-900000000] except node1" in r.stdout, r.stdout
+
+
+# 105.: every reader of a password given as a program's operand (76., 92., 96., 100.) refused a program named by its
+# path: a script's `/usr/bin/sshpass -p X` (its `set -x` trace too), `~/bin/redis-cli -a X`, `./zip -P X`
+@pytest.mark.parametrize("line", [
+    "/usr/bin/htpasswd -b f alice hunter2x",
+    "+ /usr/bin/htpasswd -bB /etc/nginx/.htpasswd alice hunter2x",
+    "/usr/bin/zip -P hunter2x o.zip a",
+    "./zip -P hunter2x o.zip a",
+    "/usr/local/bin/redis-cli -a hunter2x ping",
+    "~/bin/redis-cli -a hunter2x ping",
+    "/usr/bin/openssl enc -k hunter2x -in a",
+    "/usr/bin/7z x -phunter2x a.7z",
+    "/usr/bin/mysql -u root -phunter2x db",
+    "+ /usr/bin/sshpass -p hunter2x ssh h",
+    "/opt/mongodb/bin/mongosh -u a -p hunter2x",
+    "/usr/bin/ldapsearch -D cn=a -w hunter2x",
+    "/usr/bin/smbclient -U a%hunter2x //h/s",
+    "/usr/bin/curl -u a:hunter2x https://h",
+    "/usr/bin/docker login -u a -p hunter2x reg",
+    "/usr/bin/sudo -S true <<< hunter2x",
+    "echo hunter2x | /usr/bin/sudo -S true",
+])
+def test_a_program_named_by_its_path_has_its_password_redacted(line):
+    from gpudoctor.explain.redact import MARK, redact
+
+    out = redact(line)
+    assert "hunter2x" not in out and MARK in out, out
+
+
+@pytest.mark.parametrize("line", [
+    "ls /var/lib/mysql",                      # a folder named like a program, no password
+    "/usr/bin/zip -r out.zip ckpt/",
+    "/usr/bin/7z x -p ckpt.7z",
+    "/usr/bin/htpasswd -c /etc/nginx/.htpasswd alice",
+    "/usr/bin/openssl enc -k $ZIP_PASS -in a -out b",
+])
+def test_the_same_programs_by_path_without_a_password_are_kept(line):
+    from gpudoctor.explain.redact import redact
+
+    assert redact(line) == line
+
+
+@pytest.mark.parametrize("line", [
+    "/usr/local/bin/redis-cli -a hunter2x ping",
+    "echo hunter2x | /usr/bin/sudo -S true",
+    "/usr/bin/ldapsearch -D cn=a -w hunter2x",
+    "/usr/bin/sudo -S true <<< hunter2x",
+])
+def test_what_a_wrapper_prints_keeps_no_password_of_a_program_named_by_its_path(line):
+    # the facts' side of 105. (collector/python_env.py reads what explain/redact.py reads: 92., 96.)
+    from gpudoctor.collector.python_env import _no_values
+
+    assert "hunter2x" not in _no_values(line)

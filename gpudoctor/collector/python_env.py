@@ -599,30 +599,33 @@ _WANDB_KEY = Pattern(r"(?<![\w.-])(wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z
 # shells (`-p X`). explain/redact.py _STDIN_SECRETS and _OPERAND_SECRETS read the same (docs/security.md 92., 96.)
 _ECHOED = r"""((?:echo|printf)(?:[ \t]{1,4}(?:-[neE]{1,3}|'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]{1,4}['"]?)(?![$.])""" \
           r"""[^\s'"`\\;|&]{1,256}"""
+# (a program named by its path, `/usr/bin/sudo -S`, is read too: explain/redact.py's _DIR, docs/security.md 105.)
+_DIR = r"(?:[\w.~+-]{0,64}/){0,16}"
 _READER = (r"(?:[^\n;&|]{0,300}?[ \t]--(?:password-stdin|with-token)(?![\w-])"
-           r"|[ \t]{0,4}(?:sudo[ \t](?:[^\n;&|]{0,60}?[ \t])?-[A-Za-z]{0,5}S(?![\w-])"
-           r"|(?:sudo[ \t]{1,4})?(?:kinit|chpasswd)(?![\w.-])|(?:sudo[ \t]{1,4})?passwd[ \t][^\n;&|]{0,60}?--stdin(?![\w-])))")
+           r"|[ \t]{0,4}" + _DIR + r"(?:sudo[ \t](?:[^\n;&|]{0,60}?[ \t])?-[A-Za-z]{0,5}S(?![\w-])"
+           r"|(?:sudo[ \t]{1,4}" + _DIR + r")?(?:kinit|chpasswd)(?![\w.-])|(?:sudo[ \t]{1,4}" + _DIR +
+           r")?passwd[ \t][^\n;&|]{0,60}?--stdin(?![\w-])))")
 _STDIN_LINE = r"[ \t]{0,8}\+{1,8}[ \t]" + _READER.replace(r"[^\n;&|]{0,300}?", r"[^\n]{0,300}?", 1)
 # up to three other trace lines between the two: a pipeline's sides start at once and bash traces each as it starts
 # ('+ docker login ... --password-stdin', '++ cat regpass', '+ echo X' came in either order in clean-clone CI runs)
 _GAP = r"(?:[ \t]{0,8}\+{1,8}[ \t][^\n]{0,300}\n){0,3}"
 _OPVALUE = r"""(?![$.])[^\s'"`\\;|&]{1,256}"""
 _STDIN_PW = (
-    Pattern(r"(?<![\w./-])" + _ECHOED + r"""(?=(?:\\n)?['"]?[ \t]{0,4}\|""" + _READER + ")"),
-    Pattern(r"((?:--(?:password-stdin|with-token)(?![\w-])|(?<![\w./-])(?:sudo[ \t][^\n;&|]{0,60}?-[A-Za-z]{0,5}S"
+    Pattern(r"(?<![\w.-])" + _ECHOED + r"""(?=(?:\\n)?['"]?[ \t]{0,4}\|""" + _READER + ")"),
+    Pattern(r"((?:--(?:password-stdin|with-token)(?![\w-])|(?<![\w.-])(?:sudo[ \t][^\n;&|]{0,60}?-[A-Za-z]{0,5}S"
             r"|kinit|chpasswd|passwd[ \t][^\n;&|]{0,60}?--stdin)(?![\w-]))[^\n;&|]{0,300}?<<<[ \t]{0,4}['\"]?)"
             + _OPVALUE),
     Pattern(r"((?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED[1:] + r"""(?=(?:\\n)?['"]?[ \t]{0,4}\n"""
             + _GAP + _STDIN_LINE
             + ")"),
     Pattern(r"((?:^|(?<=\n))" + _STDIN_LINE + r"[^\n]{0,300}\n" + _GAP + r"[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED[1:]),
-    Pattern(r"((?<![\w./-])-pass(?:in|out)?[ \t]{1,4}['\"]?pass:)" + _OPVALUE),
-    Pattern(r"((?<![\w./-])redis-cli(?=[ \t])[^\n;|&]{0,300}?[ \t]-a[ \t]{1,4}['\"]?)" + _OPVALUE),
-    Pattern(r"((?<![\w./-])ldap(?:search|modify|add|delete|passwd|compare|whoami|modrdn|exop)(?=[ \t])[^\n;|&]{0,300}?"
+    Pattern(r"((?<![\w.-])-pass(?:in|out)?[ \t]{1,4}['\"]?pass:)" + _OPVALUE),
+    Pattern(r"((?<![\w.-])redis-cli(?=[ \t])[^\n;|&]{0,300}?[ \t]-a[ \t]{1,4}['\"]?)" + _OPVALUE),
+    Pattern(r"((?<![\w.-])ldap(?:search|modify|add|delete|passwd|compare|whoami|modrdn|exop)(?=[ \t])[^\n;|&]{0,300}?"
             r"[ \t]-w[ \t]{1,4}['\"]?)" + _OPVALUE),
-    Pattern(r"((?<![\w./-])(?:smbclient|smbcacls|rpcclient|smbget)(?=[ \t])[^\n;|&]{0,300}?[ \t](?:-U|--user(?:name)?"
+    Pattern(r"((?<![\w.-])(?:smbclient|smbcacls|rpcclient|smbget)(?=[ \t])[^\n;|&]{0,300}?[ \t](?:-U|--user(?:name)?"
             r"(?:=|[ \t]))[ \t]{0,4}['\"]?[^\s%'\"`\\;|&]{1,128}%)" + _OPVALUE),
-    Pattern(r"((?<![\w./-])(?:az[ \t]{1,4}login|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport)(?=[ \t])"
+    Pattern(r"((?<![\w.-])(?:az[ \t]{1,4}login|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport)(?=[ \t])"
             r"[^\n;|&]{0,300}?[ \t]-p[ \t]{1,4}['\"]?)" + _OPVALUE))
 _STDIN_NEEDLES = ("password-stdin", "with-token", "sudo", "kinit", "passwd", "pass:", "redis-cli", "ldap", "smb",
                   "rpcclient", "az ", "mongo")

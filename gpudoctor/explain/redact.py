@@ -125,7 +125,7 @@ _PEM = re.compile(r"(-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----)(?:\\n|[ \t]){0,
 # --user USER:PASSWORD` (curl(1)), and the key `wandb login KEY` takes (https://docs.wandb.ai/ref/cli/wandb-login/).
 # Each is read within its own command (no ';', '|', '&' or line end between) and the value is the run to a blank.
 _OPVAL = r"""(?P<v>[^\s'"`\\;|&]{1,256})"""
-_CMD_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
+_CMD_SECRETS = tuple(re.compile(r"(?<![\w.-])" + rx) for rx in (
     r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump|mariadb-admin)"
     r"(?=[ \t])[^\n;|&]{0,300}?[ \t]['\"]?-p(?=[^\s'\"`])" + _OPVAL,
     r"sshpass(?=[ \t])[^\n;|&]{0,100}?[ \t]-p[ \t]{0,4}['\"]?" + _OPVAL,
@@ -161,16 +161,20 @@ _BARE_SNAKE = re.compile(r"(?<![\w.$-])(?P<name>[a-z][a-z0-9]{0,40}(?:_[a-z0-9]{
 # after such a reader is one too.
 _ECHOED = r"""(?:echo|printf)(?:[ \t]{1,4}(?:-[neE]{1,3}|'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]{1,4}['"]?""" + _OPVAL + \
     r"(?:\\n)?"
+# (a program may be named by its path, `/usr/bin/sudo -S`, `./zip -P X`: the readers' programs stand after a '/' too,
+# red team 2026-11-29, docs/security.md 105.)
+_DIR = r"(?:[\w.~+-]{0,64}/){0,16}"
 _READER = (r"(?:[^\n;&|]{0,300}?[ \t]--(?:password-stdin|with-token)(?![\w-])"
-           r"|[ \t]{0,4}(?:sudo[ \t](?:[^\n;&|]{0,60}?[ \t])?-[A-Za-z]{0,5}S(?![\w-])"
-           r"|(?:sudo[ \t]{1,4})?(?:kinit|chpasswd)(?![\w.-])|(?:sudo[ \t]{1,4})?passwd[ \t][^\n;&|]{0,60}?--stdin(?![\w-])))")
+           r"|[ \t]{0,4}" + _DIR + r"(?:sudo[ \t](?:[^\n;&|]{0,60}?[ \t])?-[A-Za-z]{0,5}S(?![\w-])"
+           r"|(?:sudo[ \t]{1,4}" + _DIR + r")?(?:kinit|chpasswd)(?![\w.-])|(?:sudo[ \t]{1,4}" + _DIR +
+           r")?passwd[ \t][^\n;&|]{0,60}?--stdin(?![\w-])))")
 _STDIN_LINE = r"[ \t]{0,8}\+{1,8}[ \t]" + _READER.replace(r"[^\n;&|]{0,300}?", r"[^\n]{0,300}?", 1)
 # up to three other trace lines between the two: a pipeline's sides start at once and bash traces each as it starts
 # ('+ docker login ... --password-stdin', '++ cat regpass', '+ echo X' came in either order in clean-clone CI runs)
 _GAP = r"(?:[ \t]{0,8}\+{1,8}[ \t][^\n]{0,300}\n){0,3}"
 _STDIN_SECRETS = (
-    re.compile(r"(?<![\w./-])" + _ECHOED + r"""['"]?[ \t]{0,4}\|""" + _READER),
-    re.compile(r"(?:--(?:password-stdin|with-token)(?![\w-])|(?<![\w./-])(?:sudo[ \t][^\n;&|]{0,60}?-[A-Za-z]{0,5}S"
+    re.compile(r"(?<![\w.-])" + _ECHOED + r"""['"]?[ \t]{0,4}\|""" + _READER),
+    re.compile(r"(?:--(?:password-stdin|with-token)(?![\w-])|(?<![\w.-])(?:sudo[ \t][^\n;&|]{0,60}?-[A-Za-z]{0,5}S"
                r"|kinit|chpasswd|passwd[ \t][^\n;&|]{0,60}?--stdin)(?![\w-]))[^\n;&|]{0,300}?<<<[ \t]{0,4}['\"]?"
                + _OPVAL),
     re.compile(r"(?:^|(?<=\n))[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED + r"""['"]?[ \t]{0,4}(?=\n"""
@@ -181,7 +185,7 @@ _STDIN_NEEDLES = ("password-stdin", "with-token", "sudo", "kinit", "passwd")
 # OpenSSL's `-passin|-passout|-pass pass:X` (openssl-passphrase-options(1)), redis-cli's `-a X` (redis-cli --help:
 # "-a <password>"), the OpenLDAP clients' `-w X` (ldapsearch(1): "-w passwd"), Samba's `-U user%X` (smbclient(1)),
 # Azure's `az login -p X` and the MongoDB shells' `-p X` (mongosh --help: "-p, --password")
-_OPERAND_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
+_OPERAND_SECRETS = tuple(re.compile(r"(?<![\w.-])" + rx) for rx in (
     r"-pass(?:in|out)?[ \t]{1,4}['\"]?pass:" + _OPVAL,
     r"redis-cli(?=[ \t])[^\n;|&]{0,300}?[ \t]-a[ \t]{1,4}['\"]?" + _OPVAL,
     r"ldap(?:search|modify|add|delete|passwd|compare|whoami|modrdn|exop)(?=[ \t])[^\n;|&]{0,300}?[ \t]-w[ \t]{1,4}"
@@ -200,7 +204,7 @@ _OPERAND_SECRETS = tuple(re.compile(r"(?<![\w./-])" + rx) for rx in (
 # https://httpd.apache.org/docs/2.4/programs/htpasswd.html: "htpasswd -b [...] passwdfile username password",
 # "htpasswd -bn [...] username password"): the last word of the command, read when a switch cluster before it holds
 # 'b' and two words or more stand before it (a redirection after it is skipped: `htpasswd -b f u X > /dev/null`)
-_HTPASSWD = re.compile(r"(?<![\w./-])htpasswd(?P<mid>(?:[ \t]{1,4}[^\s;|&<>]{1,256}){1,12}?)[ \t]{1,4}['\"]?"
+_HTPASSWD = re.compile(r"(?<![\w.-])htpasswd(?P<mid>(?:[ \t]{1,4}[^\s;|&<>]{1,256}){1,12}?)[ \t]{1,4}['\"]?"
                        + _OPVAL + r"""['"]?(?:[ \t]{1,4}[0-9]?>{1,2}&?[ \t]{0,4}[^\s;|&<>]{1,256}){0,2}[ \t]{0,8}"""
                        r"(?=[\n;|&)]|$)")
 _OPERAND_NEEDLES = ("pass:", "redis-cli", "ldap", "smb", "rpcclient", "az ", "mongo", "zip", "7z", "openssl")
