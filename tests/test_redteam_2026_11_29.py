@@ -140,3 +140,43 @@ def test_what_a_wrapper_prints_keeps_no_password_of_a_program_named_by_its_path(
     from gpudoctor.collector.python_env import _no_values
 
     assert "hunter2x" not in _no_values(line)
+
+
+# 106.: an argument vector written as Python writes a list (subprocess.CalledProcessError's "Command '[...]' returned
+# non-zero exit status", a launcher's logged sys.argv) or as JSON: each word is quoted apart, so no reader of a flag
+# and its value, or of a program's password operand, saw `--password X` or `sshpass -p X`
+@pytest.mark.parametrize("line", [
+    "subprocess.CalledProcessError: Command '['sshpass', '-p', 'hunter2x', 'ssh', 'h']' returned non-zero exit status 5.",
+    "subprocess.CalledProcessError: Command '['mysql', '-u', 'root', '-phunter2x', 'db']' returned non-zero exit status 1.",
+    "subprocess.CalledProcessError: Command '['redis-cli', '-a', 'hunter2x', 'ping']' returned non-zero exit status 1.",
+    "subprocess.CalledProcessError: Command '['zip', '-P', 'hunter2x', 'o.zip', 'a']' returned non-zero exit status 12.",
+    "subprocess.CalledProcessError: Command '['docker', 'login', '-u', 'a', '-p', 'hunter2x', 'reg']' returned "
+    "non-zero exit status 1.",
+    "subprocess.CalledProcessError: Command '['curl', '-u', 'a:hunter2x', 'https://h']' returned non-zero exit status 22.",
+    "subprocess.CalledProcessError: Command '['htpasswd', '-b', 'f', 'alice', 'hunter2x']' returned non-zero exit "
+    "status 1.",
+    "subprocess.CalledProcessError: Command '['huggingface-cli', 'login', '--token', 'hunter2x']' returned non-zero "
+    "exit status 1.",
+    "subprocess.CalledProcessError: Command '['wandb', 'login', 'hunter2xhunter2xhunter2xhunter2x']' returned non-zero "
+    "exit status 1.",
+    "[rank0]: sys.argv: ['train.py', '--hf_token', 'hunter2x', '--bf16']",
+    'launch args: ["train.py", "--db-password", "hunter2x"]',
+    "Command '['python', 'x.py', '--api-key', 'hunter2x', \"it's\", 'a b']' died with <Signals.SIGKILL: 9>.",
+])
+def test_an_argument_list_has_its_password_redacted(line):
+    from gpudoctor.explain.redact import MARK, redact
+
+    out = redact(line)
+    assert "hunter2x" not in out and MARK in out, out
+    assert out.count("'") == line.count("'") and out.count('"') == line.count('"'), out   # the list's quoting kept
+
+
+@pytest.mark.parametrize("line", [
+    "Command '['torchrun', '--nproc_per_node', '8', 'train.py', '--tokenizer', 'gpt2']' returned non-zero exit status 1.",
+    "sys.argv: ['train.py', '--pad_token', 'eos', '--password', '$DB_PASSWORD']",
+    "['sshpass', '-f', '/run/secrets/pw', 'ssh', 'h']",
+])
+def test_an_argument_list_without_a_password_is_kept(line):
+    from gpudoctor.explain.redact import redact
+
+    assert redact(line) == line

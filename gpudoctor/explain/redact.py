@@ -297,12 +297,42 @@ def _assignments(rx, text):
 
 
 _SGR = re.compile(r"\x1b\[[0-9;]{0,32}m")
+# an argument vector written as a list, each word quoted apart: Python's repr of a list of str
+# (subprocess.CalledProcessError's "Command '['sshpass', '-p', 'X']' returned non-zero exit status 5",
+# https://docs.python.org/3/library/subprocess.html#subprocess.CalledProcessError; a logged sys.argv) or a JSON array.
+# No reader of a flag and its value or of a program's operand sees `--password X` there, so each list of 2-256 words
+# is read as the command line its words make, and a word that reading redacts is written back in its own quotes
+# (red team 2026-11-29, docs/security.md 106.)
+_ITEM = r"'[^'\\\n]{0,512}'" + r'|"[^"\\\n]{0,512}"'
+_ARGV = re.compile(r"\[[ \t]{0,4}(?:%s)(?:,[ \t]{0,4}(?:%s)){1,255}" % (_ITEM, _ITEM))
+_ITEM_RX = re.compile(_ITEM)
+_PLAIN_WORD = re.compile(r"""[^\s'"`\\]{1,512}""")
+
+
+def _argv_word(m):
+    """One list of words (_ARGV's match), each word the command line of all of them redacts written so."""
+    items = list(_ITEM_RX.finditer(m.group(0)))
+    # a word with a blank or a quote is no word of a command line: '_' stands for it (its own text is read as it is)
+    words = [i.group(0)[1:-1] if _PLAIN_WORD.fullmatch(i.group(0)[1:-1]) else "_" for i in items]
+    red = _redact(" ".join(words)).split(" ")
+    if len(red) != len(words) or red == words:
+        return m.group(0)
+    out, last = [], 0
+    for i, w, r in zip(items, words, red):
+        if w != "_" and r != w:
+            out.append(m.group(0)[last:i.start() + 1])
+            out.append(r)
+            last = i.end() - 1
+    out.append(m.group(0)[last:])
+    return "".join(out)
 
 
 def redact(text):
     """The string with every secret-looking value replaced by REDACTED."""
     if not isinstance(text, str) or not text:
         return text
+    if "['" in text[:MAX_STRING] or '["' in text[:MAX_STRING]:
+        text = _ARGV.sub(_argv_word, text[:MAX_STRING]) + text[MAX_STRING:]
     out = _redact(text)
     if "\x1b[" in text[:MAX_STRING]:
         # a log printed in color: an SGR code (ECMA-48 'ESC [ ... m') between a name and its value or inside the
