@@ -180,3 +180,34 @@ def test_an_argument_list_without_a_password_is_kept(line):
     from gpudoctor.explain.redact import redact
 
     assert redact(line) == line
+
+
+# 107.: 100.'s readers took `zip -P X` and `openssl -k X` only as two words; Info-ZIP's zip 3.0 and unzip 6.0 also take
+# the password glued (`-PX`) and at the end of a switch cluster (`-rP X`, `-qoPX`), and OpenSSL's option parser takes
+# `-k=X` (each checked here with the real zip 3.0, unzip 6.00 and OpenSSL 3.0: the archive opened, the file encrypted)
+@pytest.mark.parametrize("line", [
+    "zip -q -Phunter2x a.zip f",
+    "zip -rP hunter2x b.zip ckpt/",
+    "+ zip -qr -P hunter2x b.zip ckpt/",
+    "unzip -o -Phunter2x a.zip",
+    "unzip -qoP hunter2x a.zip",
+    "unzip -qoPhunter2x a.zip",
+    "openssl enc -aes-256-cbc -pbkdf2 -k=hunter2x -in f -out f.enc",
+])
+def test_a_glued_or_clustered_archive_password_is_redacted(line):
+    from gpudoctor.explain.redact import MARK, redact
+
+    out = redact(line)
+    assert "hunter2x" not in out and MARK in out, out
+
+
+@pytest.mark.parametrize("line", [
+    "zip -r -P $ZIP_PASS b.zip ckpt/",
+    "unzip -qo a.zip -d out/",
+    "zip -r out.zip Pictures/",
+    "openssl enc -kfile pw.txt -in a -out b",
+])
+def test_archive_lines_without_a_password_are_kept(line):
+    from gpudoctor.explain.redact import redact
+
+    assert redact(line) == line

@@ -197,9 +197,12 @@ _OPERAND_SECRETS = tuple(re.compile(r"(?<![\w.-])" + rx) for rx in (
     # (red team 2026-11-28i, docs/security.md 100.) an archive's password: Info-ZIP's `zip|unzip|zipcloak -P X`
     # (zip(1): "-P password --password password"; unzip(1) alike), 7-Zip's glued `-pX` (7z(1): "-p{Password}"), and
     # OpenSSL's `-k X` (openssl-enc(1), https://docs.openssl.org/master/man1/openssl-enc/: "-k password")
-    r"(?:zip|unzip|zipcloak|funzip)(?=[ \t])[^\n;|&]{0,300}?[ \t]-P[ \t]{1,4}['\"]?" + _OPVAL,
+    # (red team 2026-11-29, 107.: Info-ZIP's parsers take -P glued and at a switch cluster's end too, `zip -rP X`,
+    # `unzip -qoPX` (zip 3.0's get_option, unzip 6.0's per-letter switch loop), and OpenSSL's opt_next `-k=X`)
+    r"(?:zip|unzip|zipcloak|funzip)(?=[ \t])[^\n;|&]{0,300}?[ \t]['\"]?-[A-Za-z]{0,8}?P(?:[ \t]{1,4}['\"]?"
+    r"|(?=[^\s'\"`]))" + _OPVAL,
     r"(?:7z|7za|7zr|7zz)(?=[ \t])[^\n;|&]{0,300}?[ \t]['\"]?-p(?=[^\s'\"`])" + _OPVAL,
-    r"openssl(?=[ \t])[^\n;|&]{0,300}?[ \t]-k[ \t]{1,4}['\"]?" + _OPVAL))
+    r"openssl(?=[ \t])[^\n;|&]{0,300}?[ \t]-k(?:[ \t]{1,4}['\"]?|=)" + _OPVAL))
 # htpasswd's batch mode takes the password as its last operand (htpasswd(1),
 # https://httpd.apache.org/docs/2.4/programs/htpasswd.html: "htpasswd -b [...] passwdfile username password",
 # "htpasswd -bn [...] username password"): the last word of the command, read when a switch cluster before it holds
