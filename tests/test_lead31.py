@@ -144,3 +144,32 @@ def test_a_real_size_keeps_the_memory_causes():
     f = _explain("alloc_under_ulimit_v.txt")
     assert f["id"] == "errno.enomem" and f["causes"][0]["text"].startswith("An address-space limit")
     assert not any("absurd" in c["text"] for c in f["causes"])
+
+
+# ---------------------------------------------------------------- the launcher's --local_rank read as a positional
+
+@pytest.mark.parametrize("name, spelling", [("deepspeed_argv1_local_rank.txt", "--local_rank=0"),
+                                            ("torch_launch_argv1_local_rank.txt", "--local-rank=0")])
+def test_a_script_that_reads_argv_by_position_gets_the_launchers_local_rank(name, spelling):
+    """Recorded: deepspeed's launcher and torch.distributed.launch put --local_rank=N / --local-rank=N first on the
+    script's command line; the script's sys.argv[1] took it for a path (FileNotFoundError) or a number
+    (ValueError). explain names the launcher's argument and the fix that parses arguments by name."""
+    f = _explain(name)
+    assert f["id"] == "launcher.local_rank_arg"
+    first = f["causes"][0]
+    assert first["text"].startswith("The script reads its own arguments by position")
+    assert "--no_local_rank" in " ".join(first["fix"]) and spelling in json.dumps(f)
+
+
+def test_the_launchers_echo_of_its_command_line_alone_is_not_this_error(tmp_path):
+    """deepspeed's 'spawned with command: [..., '--local_rank=0', ...]' line is in every run's log: the recorded
+    log up to its first traceback (the launcher's lines only) names no error, and no local-rank problem."""
+    with open(os.path.join(REC, "deepspeed_argv1_local_rank.txt")) as f:
+        lines = f.read().split("Traceback")[0]
+    assert "'--local_rank=0'" in lines
+    log = tmp_path / "launcher.log"
+    log.write_text(lines)
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", str(log)], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    doc = json.loads(p.stdout)
+    assert not any(x["id"] == "launcher.local_rank_arg" for x in doc["findings"]), doc["findings"]
