@@ -356,7 +356,10 @@ def operand(value):
 # acts on becomes one $'...' word with every such character as \xNN, inert whatever quote an earlier word opened (a
 # prose apostrophe pairs with an input's quote), and blank-free, so no wrap splits it. Prose without a trigger reads
 # as before. (a separator glued to what follows it: the prose's own '; ' and ' & ' are followed by a blank)
-TRIGGER = re.compile(r"[;|][A-Za-z0-9_/.$(`'\"\\-]|&[A-Za-z0-9_/.$(`\\-]|(?<![\w>\]])[<>]\(|\$[({]")
+# (red team 2026-11-29, docs/security.md 108.: '<' and '>' end a word, so bash starts a process substitution after a
+# word character or ']' too, `aaa>(cmd)`; a glued separator runs a brace expansion `;{touch,M}` (a command with no
+# blank and no ${IFS}), a tilde path `;~/x`, a redirection `;>F` or a test `;[ ...` as well)
+TRIGGER = re.compile(r"[;|][A-Za-z0-9_/.$(`'\"\\{~<>\[*?!-]|&[A-Za-z0-9_/.$(`\\{~<>\[*?!-]|(?<![<>])[<>]\(|\$[({]")
 ACTS = frozenset("$`;|&<>\\'\"!\n\r")
 _BLANK_SEP = re.compile(r"[;&|]{1,2}[ \t]")
 SIDE = 8  # characters on each side of a blank-followed separator that must come from the input with it

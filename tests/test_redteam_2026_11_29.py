@@ -211,3 +211,74 @@ def test_archive_lines_without_a_password_are_kept(line):
     from gpudoctor.explain.redact import redact
 
     assert redact(line) == line
+
+
+# 108.: explain's and plan's prose guard (fixline.TRIGGER, 58.) took `<(` / `>(` only at a word's start and a separator
+# only before a letter, digit, '/', '.', '$', '(', a quote or '-'; bash starts a process substitution after a word
+# character or ']' too (`aaa>(cmd)`: '>' ends the word), and runs what follows a glued separator as a command when it
+# is a brace expansion (`;{touch,M}`: no blank, no `${IFS}`), a tilde path (`;~/x`) or a redirection (`;>F`)
+def _paste(lines, tmp_path):
+    """Each line and each clause after ': ', '; ', ', ', ' (' or two blanks outside a quoted word, pasted alone into
+    a restricted bash whose PATH holds only touch: what it created (test_redteam_2026_11_28f's harness)."""
+    import os
+    import re
+    import subprocess
+
+    from gpudoctor.fixline import keep_quoted
+
+    box = tmp_path / "box"
+    (box / "bin").mkdir(parents=True, exist_ok=True)
+    (box / "w").mkdir(exist_ok=True)
+    if not (box / "bin" / "touch").exists():
+        os.symlink(shutil.which("touch"), str(box / "bin" / "touch"))
+    todo = []
+    for x in lines:
+        todo += [x[m.end():] for m in re.finditer(r"^|: |; |, | \(|  +", keep_quoted(x))]
+    for line in todo:
+        # (wait: a process substitution runs beside the command; bash waits for it at its exit since 5.1)
+        subprocess.run([shutil.which("bash"), "--norc", "--noprofile", "-r", "-c", line + "\nwait"],
+                       cwd=str(box / "w"), timeout=30, env={"PATH": str(box / "bin"), "HOME": str(box / "w"),
+                                                            "LC_ALL": "C"},
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return sorted(os.listdir(str(box / "w")))
+
+
+PROSE_PAYLOADS = ["aaa>({touch,M1})#", "aaa]>({touch,M2})#", "aaa<({touch,M3})#", "aaa;{touch,M4};#",
+                  "aaa|{touch,M5};#", "aaa&{touch,M6};#", "aaa||{touch,M9};#"]
+
+
+@pytest.mark.parametrize("payload", PROSE_PAYLOADS)
+def test_prose_holding_a_glued_substitution_or_brace_command_is_inert(tmp_path, payload):
+    from gpudoctor.fixline import guarded_prose
+
+    text = "Raised by transformers own raise at /opt/venv/site-packages%s/transformers/x.py:3 in f" % payload
+    out = guarded_prose(text)
+    assert _paste([out, out.split(" at ", 1)[1]], tmp_path) == [], out
+
+
+def test_explain_note_of_a_hostile_frame_folder_runs_nothing_pasted(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    log = tmp_path / "tb.log"
+    log.write_text('Traceback (most recent call last):\n  File "/home/u/train.py", line 10, in <module>\n'
+                   '    model = AutoModel.from_pretrained(path)\n  File "/opt/venv/lib/python3.11/site-packages'
+                   'aaa>({touch,M2})#/transformers/modeling_utils.py", line 3000, in from_pretrained\n'
+                   '    raise OSError("no file named pytorch_model.bin")\nOSError: no file named pytorch_model.bin\n')
+    exe = str(Path(sys.executable).parent / "gpudoctor")
+    out = subprocess.run([exe, "explain", str(log)], capture_output=True, text=True, timeout=300).stdout
+    assert "touch" in out
+    assert _paste(out.splitlines(), tmp_path) == [], out
+
+
+@pytest.mark.skipif(shutil.which("c++filt") is None, reason="binutils' c++filt is not installed")
+def test_a_demangled_name_with_a_process_substitution_is_inert(tmp_path):
+    # c++filt writes _ZgtPK5touch as 'operator>(touch const*)': bash runs `touch const*` from its '>('
+    from gpudoctor.explain.render import safe_prose
+
+    demangle._cache.clear()
+    note = demangle.note(["undefined symbol: _ZgtPK5touch"])
+    assert "operator>(touch const*)" in note
+    shown = safe_prose(note)
+    assert _paste([shown, shown.split(" (c++filt)")[0]], tmp_path) == [], shown
