@@ -173,3 +173,76 @@ def test_the_launchers_echo_of_its_command_line_alone_is_not_this_error(tmp_path
                        capture_output=True, text=True, timeout=120)
     doc = json.loads(p.stdout)
     assert not any(x["id"] == "launcher.local_rank_arg" for x in doc["findings"]), doc["findings"]
+
+
+# ---------------------------------------------------------------- a DeepSpeed config key its model refuses
+
+@pytest.mark.parametrize("name, want", [
+    ("deepspeed_zero_key_typo.txt", "overlap_com: overlap_com is no key of DeepSpeedZeroConfig: did you mean "
+                                    "overlap_comm?"),
+    ("deepspeed_offload_key_typo.txt", "offload_optimizer.pin_memroy: pin_memroy is no key of "
+                                       "DeepSpeedZeroOffloadOptimizerConfig: did you mean pin_memory?"),
+])
+def test_a_misspelt_deepspeed_key_gets_the_key_its_model_accepts(name, want):
+    """Recorded with deepspeed 0.19.8: pydantic's extra_forbidden on a ZeRO key and on a nested offload key. The
+    first cause is the unknown key (not the ZeRO stage), and its computed fix names the key DeepSpeed's own model
+    accepts (generated/ds_config_fields.json)."""
+    f = _explain(name)
+    assert f["id"] == "deepspeed.config"
+    first = f["causes"][0]
+    assert first["text"].startswith("A key of the DeepSpeed config is not one this DeepSpeed release accepts")
+    assert want in first["fix"][0], first["fix"]
+
+
+def test_ds_field_reads_only_a_key_the_model_lacks():
+    from gpudoctor.explain.dsconfig import ds_field
+
+    class H:
+        def __init__(self, cls, key):
+            self.groups = {"dscls": cls, "dsfield": key}
+
+    assert ds_field([H("DeepSpeedZeroConfig", "overlap_comm")]) is None  # a key it has: another question
+    assert ds_field([H("NoSuchConfig", "x")]) is None and ds_field(None) is None
+    line, why = ds_field([H("DeepSpeedZeroConfig", "stage3_prefetch_bucket_sise")])
+    assert "stage3_prefetch_bucket_size" in line and "deepspeed 0.19.8" in why  # an alias is a key too
+
+
+def test_the_generator_reads_fields_aliases_sections_and_deprecations(tmp_path):
+    """tools/gen_ds_config_fields.py on a package laid out as DeepSpeed's is (a model deriving from
+    DeepSpeedConfigModel through another, an alias, a deprecated field with its new_param, a nested section)."""
+    pkg = tmp_path / "deepspeed"
+    (pkg / "runtime" / "zero").mkdir(parents=True)
+    (pkg / "git_version_info_installed.py").write_text("version='9.9.9'\n")
+    (pkg / "runtime" / "config_utils.py").write_text(
+        "from pydantic import BaseModel\nclass DeepSpeedConfigModel(BaseModel):\n    model_config = None\n")
+    (pkg / "runtime" / "zero" / "config.py").write_text(
+        "from pydantic import Field\nfrom typing import Optional\n"
+        "from deepspeed.runtime.config_utils import DeepSpeedConfigModel\n"
+        "class Offload(DeepSpeedConfigModel):\n    pin_memory: bool = False\n"
+        "class Base(DeepSpeedConfigModel):\n    stage: int = 0\n"
+        "class Zero(Base):\n"
+        "    prefetch: int = Field(5, alias='stage3_prefetch')\n"
+        "    cpu_offload: Optional[bool] = Field(None, json_schema_extra={'deprecated': True, "
+        "'new_param': 'offload'})\n"
+        "    offload: Optional[Offload] = None\n"
+        "    _private: int = 0\n"
+        "class NotAConfig:\n    x: int = 0\n")
+    out = tmp_path / "t.json"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_ds_config_fields.py"), "--src", str(pkg),
+                    "-o", str(out)], check=True, capture_output=True)
+    doc = json.loads(out.read_text())
+    assert doc["deepspeed"] == "9.9.9" and sorted(doc["models"]) == ["Base", "Offload", "Zero"]
+    z = doc["models"]["Zero"]
+    assert z["keys"] == ["cpu_offload", "offload", "prefetch", "stage", "stage3_prefetch"]
+    assert z["aliases"] == {"prefetch": "stage3_prefetch"} and z["deprecated"] == {"cpu_offload": "offload"}
+    assert z["nested"] == {"offload": "Offload"} and doc["sites"] == []
+
+
+def test_the_committed_table_is_deepspeeds_own():
+    from gpudoctor.explain.knowledge import generated_table
+
+    tb = generated_table("ds_config_fields")
+    assert tb["deepspeed"] == "0.19.8" and "deepspeed 0.19.8" in tb["header"]["source"]
+    z = tb["models"]["DeepSpeedZeroConfig"]
+    assert {"stage", "overlap_comm", "stage3_prefetch_bucket_size", "prefetch_bucket_size"} <= set(z["keys"])
+    assert z["nested"]["offload_optimizer"] == "DeepSpeedZeroOffloadOptimizerConfig"

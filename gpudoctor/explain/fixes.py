@@ -26,6 +26,9 @@ goes first in its fix list, and the generic lines stay after it.
                  release lacks: the release it arrived in (or left), compared with the version the log prints
                  (gpudoctor/explain/apihistory.py; generated/api_history.json from the libraries' wheels)
 
+- ds_field       a key DeepSpeed's config model refuses (pydantic extra_forbidden): the closest keys that model
+                 accepts (gpudoctor/explain/dsconfig.py; generated/ds_config_fields.json from DeepSpeed's source)
+
 - ds_batch       DeepSpeed's batch assertion: the train_batch_size, gradient accumulation or micro batch
                  that fits this run's world size, from the four numbers the message prints
                  (gpudoctor/explain/dsconfig.py; deepspeed/runtime/config.py _batch_assertion)
@@ -554,6 +557,12 @@ def apply(result, facts, scan=None):
                 from gpudoctor.explain import vllmpp
 
                 got = vllmpp.compute(_texts(f))
+                if got:
+                    line = "%s   (%s)" % got
+            elif kind == "ds_field":
+                from gpudoctor.explain.dsconfig import ds_field
+
+                got = ds_field((getattr(scan, "matches", None) or {}).get(f["id"]))
                 if got:
                     line = "%s   (%s)" % got
             elif kind == "ds_batch":

@@ -643,7 +643,7 @@ ENTRY_KEYS = {"id", "title", "kind", "rank", "explain", "patterns", "distinct", 
 # its names); never listed by itself
 CAUSE_KEYS = {"text", "checks", "confirm", "fix", "exports", "evidence", "computed", "when", "differential"}
 COMPUTED = {"torch_build", "socket_ifname", "launcher_port", "visible_gpus", "btl_tcp_if", "min_driver", "cuda_toolkit",
-            "torch_api", "ds_batch", "api_history", "vllm_pp"}
+            "torch_api", "ds_batch", "ds_field", "api_history", "vllm_pp"}
 
 
 def _int(v):
