@@ -118,11 +118,18 @@ MAX_VALUE = 4096
 MAX_TOTAL = 32768  # characters of all those values together: the alternation's cost per character of a description
 
 
+# a brace expansion (bash(1) "Brace Expansion": an unquoted '{', a ',' or '..', a '}'): `{touch,M}` is the command
+# `touch M` with no blank and no character _ACTIVE holds (red team 2026-11-29, docs/security.md 109.); read with a
+# '.' for '..' (linear: no class run can give back a ',' or '.')
+_BRACE = re.compile(r"\{[^{}\s,.]*[,.][^{}\s]*\}")
+
+
 def hostile(value):
     """Whether a node value must be quoted where a description names it: 3+ characters, one of them a letter or a
-    digit (a bare ';' or '&' is the prose's own), and a character a shell acts on or a control character."""
+    digit (a bare ';' or '&' is the prose's own), and a character a shell acts on, a brace expansion or a control
+    character."""
     return (isinstance(value, str) and 3 <= len(value) <= MAX_VALUE and any(c.isalnum() for c in value)
-            and (any(c in _ACTIVE for c in value) or needs_ansi_c(value)))
+            and (any(c in _ACTIVE for c in value) or needs_ansi_c(value) or _BRACE.search(value) is not None))
 
 
 class Shown(object):
@@ -219,7 +226,7 @@ def shown_word(value):
 
 
 def _acts(text):
-    return any(c in _ACTIVE for c in text) or needs_ansi_c(text)
+    return any(c in _ACTIVE for c in text) or needs_ansi_c(text) or _BRACE.search(text) is not None
 
 
 def leaf_strings(facts, limit=100000):

@@ -282,3 +282,43 @@ def test_a_demangled_name_with_a_process_substitution_is_inert(tmp_path):
     assert "operator>(touch const*)" in note
     shown = safe_prose(note)
     assert _paste([shown, shown.split(" (c++filt)")[0]], tmp_path) == [], shown
+
+
+# 109.: a node's value holding a brace expansion (`{touch,M}`: a command with its argument, no blank, no character
+# fixline.hostile looked for) was shown bare in check's header and descriptions: the header's `NCCL    {touch,M}`
+# clause and a description line a wrap began with it ran touch when pasted
+def test_a_node_value_with_a_brace_command_is_inert_in_check_text(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    facts = json.loads((root / "fixtures" / "nodes" / "h100x4-ubuntu2404-torch211.json").read_text())
+    count = [0]
+
+    def sub(x, key=""):
+        if isinstance(x, dict):
+            return {k: sub(v, k) for k, v in x.items()}
+        if isinstance(x, list):
+            return [sub(v, key) for v in x]
+        if isinstance(x, str) and x and x not in ("ok", "unsupported", "error") and key not in (
+                "schema", "status", "node", "hostname", "name"):
+            count[0] += 1
+            return (x if count[0] % 2 else "") + "{touch,F%d}" % count[0]
+        return x
+
+    path = tmp_path / "n.json"
+    path.write_text(json.dumps(sub(facts)))
+    exe = str(Path(sys.executable).parent / "gpudoctor")
+    out = subprocess.run([exe, "check", "--facts", str(path)], capture_output=True, text=True, timeout=300).stdout
+    assert "touch,F" in out
+    assert _paste(out.splitlines(), tmp_path) == [], out
+
+
+@pytest.mark.parametrize("value, shown", [("{touch,M}", True), ("x{a..b}", True), ("2.28.3", False),
+                                           ("{}", False), ("a b {x}", False)])
+def test_hostile_knows_a_brace_expansion(value, shown):
+    from gpudoctor.fixline import hostile
+
+    assert hostile(value) is shown
