@@ -246,3 +246,13 @@ def test_the_committed_table_is_deepspeeds_own():
     z = tb["models"]["DeepSpeedZeroConfig"]
     assert {"stage", "overlap_comm", "stage3_prefetch_bucket_size", "prefetch_bucket_size"} <= set(z["keys"])
     assert z["nested"]["offload_optimizer"] == "DeepSpeedZeroOffloadOptimizerConfig"
+
+
+def test_a_venv_another_user_made_is_the_permission_denied_cause():
+    """Recorded: an unprivileged user ran torchrun from root's venv (its python3 links into /root, mode 700): the
+    EACCES cause names a directory this user cannot enter and `namei -l`."""
+    f = _explain("venv_of_another_user.txt")
+    assert f["id"] == "exec.interpreter_missing"
+    (c,) = [c for c in f["causes"] if c["text"].startswith("The interpreter is there but cannot be executed")]
+    assert "a directory on its path this user cannot enter" in c["text"] and "namei -l" in c["fix"][0]
+    assert c["evidence"], c  # seen in the log: 'bad interpreter: Permission denied'
