@@ -256,3 +256,21 @@ def test_a_venv_another_user_made_is_the_permission_denied_cause():
     (c,) = [c for c in f["causes"] if c["text"].startswith("The interpreter is there but cannot be executed")]
     assert "a directory on its path this user cannot enter" in c["text"] and "namei -l" in c["fix"][0]
     assert c["evidence"], c  # seen in the log: 'bad interpreter: Permission denied'
+
+
+H200 = os.path.join(ROOT, "fixtures", "recorded", "h200-2026-11-29-lead31")
+
+
+def test_a_gpu_allocation_of_more_than_1eb_is_a_size_from_a_wrong_value():
+    """Recorded on an H200 (torch 2.11): a length header read with the wrong dtype; torch says 'Tried to allocate
+    more than 1EB memory.'. A 6,103 GiB request on the same GPU (recorded) keeps the ordinary causes first."""
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json",
+                        os.path.join(H200, "cuda_alloc_more_than_1eb.txt")], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    f = json.loads(p.stdout)["findings"][0]
+    assert f["id"] == "cuda.oom" and f["causes"][0]["text"].startswith("The size asked for is absurd")
+    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json",
+                        os.path.join(H200, "cuda_alloc_6103_gib.txt")], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    f = json.loads(p.stdout)["findings"][0]
+    assert f["id"] == "cuda.oom" and not any("absurd" in c["text"] for c in f["causes"])
