@@ -366,7 +366,10 @@ def operand(value):
 # (red team 2026-11-29, docs/security.md 108.: '<' and '>' end a word, so bash starts a process substitution after a
 # word character or ']' too, `aaa>(cmd)`; a glued separator runs a brace expansion `;{touch,M}` (a command with no
 # blank and no ${IFS}), a tilde path `;~/x`, a redirection `;>F` or a test `;[ ...` as well)
-TRIGGER = re.compile(r"[;|][A-Za-z0-9_/.$(`'\"\\{~<>\[*?!-]|&[A-Za-z0-9_/.$(`\\{~<>\[*?!-]|(?<![<>])[<>]\(|\$[({]")
+# (110.: a backquote glued to a word on its outer side, `aaa`{touch,M}`bbb`, or around a brace command, `{touch,M}`,
+# is a command substitution a pasted line runs; the prose's own `raise`, (`wait`), `return`/`break` are not triggers)
+TRIGGER = re.compile(r"[;|][A-Za-z0-9_/.$(`'\"\\{~<>\[*?!-]|&[A-Za-z0-9_/.$(`\\{~<>\[*?!-]|(?<![<>])[<>]\(|\$[({]"
+                     r"|(?<=[\w\]})-])`(?=[\w{~$(-])|(?<=[^\s`(\[{'\"/])`(?=[\w{(-])|`\{[^{}\s`,.]*(?:,|\.\.)[^{}\s`]*\}`")
 ACTS = frozenset("$`;|&<>\\'\"!\n\r")
 _BLANK_SEP = re.compile(r"[;&|]{1,2}[ \t]")
 SIDE = 8  # characters on each side of a blank-followed separator that must come from the input with it

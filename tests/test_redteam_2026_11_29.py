@@ -322,3 +322,39 @@ def test_hostile_knows_a_brace_expansion(value, shown):
     from gpudoctor.fixline import hostile
 
     assert hostile(value) is shown
+
+
+# 110.: a backquoted command substitution glued to a log word (`aaa`{touch,M}`bbb` in a frame's folder) or holding a
+# brace command was no trigger of the prose guard: bash runs it wherever it stands on a pasted line
+@pytest.mark.parametrize("payload", ["aaa`{touch,M10}`bbb", "aaa `{touch,M11}` bbb", "aaa/`{touch,M12}`/bbb",
+                                     "aaa`{touch,M13}`"])
+def test_prose_holding_a_glued_or_brace_backquote_is_inert(tmp_path, payload):
+    from gpudoctor.fixline import guarded_prose
+
+    text = "Raised by transformers own raise at /opt/venv/site-packages%s/transformers/x.py:3 in f" % payload
+    out = guarded_prose(text)
+    assert _paste([out, out.split(" at ", 1)[1]], tmp_path) == [], out
+
+
+def test_prose_own_backquoted_words_are_not_guarded():
+    from gpudoctor.fixline import guarded_prose
+
+    for text in ("an early `return`/`break`, or a loader", "after a `continue`/`break` decided at run time",
+                 "Raised by transformers's own `raise` at /x/y.py:3 (`wait`)"):
+        assert guarded_prose(text) == text
+
+
+def test_explain_note_of_a_backquoted_frame_folder_runs_nothing_pasted(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    log = tmp_path / "tb.log"
+    log.write_text('Traceback (most recent call last):\n  File "/home/u/train.py", line 10, in <module>\n'
+                   '    model = AutoModel.from_pretrained(path)\n  File "/opt/venv/lib/python3.11/site-packages'
+                   'aaa`{touch,M1}`bbb/transformers/modeling_utils.py", line 3000, in from_pretrained\n'
+                   '    raise OSError("no file named pytorch_model.bin")\nOSError: no file named pytorch_model.bin\n')
+    exe = str(Path(sys.executable).parent / "gpudoctor")
+    out = subprocess.run([exe, "explain", str(log)], capture_output=True, text=True, timeout=300).stdout
+    assert "touch" in out
+    assert _paste(out.splitlines(), tmp_path) == [], out
