@@ -358,3 +358,51 @@ def test_explain_note_of_a_backquoted_frame_folder_runs_nothing_pasted(tmp_path)
     out = subprocess.run([exe, "explain", str(log)], capture_output=True, text=True, timeout=300).stdout
     assert "touch" in out
     assert _paste(out.splitlines(), tmp_path) == [], out
+
+
+# 111.: a launcher's refusal quoted the line's value bare or in repr's double quotes: `gpudoctor plan --launch
+# "torchrun --nproc_per_node='x;touch\${IFS}M;#' t.py"` printed 'Unsupported nproc_per_node value: x;touch${IFS}M;#'
+# on stderr, `srun -N "x'\$(touch M)'"` 'invalid node count "x'$(touch M)'"'; a script's `refused` row the same for
+# a brace or a backquoted command (a fuzz of 6 payloads in 21 launch lines, both modes: 21 of 228 runs ran touch)
+@pytest.mark.parametrize("line", [
+    "torchrun --nproc_per_node='x;touch${IFS}R1;#' t.py",
+    "torchrun --nproc_per_node='{touch,R2}' t.py",
+    "torchrun --nproc_per_node='$(touch R3)' t.py",
+    "torchrun --nproc_per_node='`touch R4`' t.py",
+    "torchrun --nnodes=2 --nproc_per_node=2 --master_addr=\"x'\\$(touch R5)'\" --master_port=1 t.py",
+    "torchrun --nnodes=2 --nproc_per_node=2 --master_port=\"x'\\$(touch R6)'\" t.py",
+    "srun -N \"x'\\$(touch R7)'\" python t.py",
+    "deepspeed --include=\"x'\\$(touch R8)'\" t.py",
+    "python -m torch.distributed.launch --nproc_per_node='x;{touch,R9};#' t.py",
+])
+@pytest.mark.parametrize("mode", ["launch", "script"])
+def test_a_refusal_shows_the_line_s_value_inert(tmp_path, line, mode):
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = str(Path(sys.executable).parent / "gpudoctor")
+    if mode == "launch":
+        argv = [exe, "plan", "--launch", line]
+    else:
+        script = tmp_path / "s.sh"
+        script.write_text("#!/bin/bash\n" + line + "\n")
+        argv = [exe, "plan", str(script)]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    mark = re.search(r"R\d", line).group(0)
+    out = r.stdout + "\n" + r.stderr
+    assert r.returncode in (1, 2) and mark in out, out
+    assert _paste(out.splitlines(), tmp_path) == [], out
+
+
+def test_a_plain_refusal_reads_as_before(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = str(Path(sys.executable).parent / "gpudoctor")
+    r = subprocess.run([exe, "plan", "--launch", "torchrun --nproc_per_node=abc t.py"], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 2
+    assert "Unsupported nproc_per_node value: abc" in r.stderr, r.stderr

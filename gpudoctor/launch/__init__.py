@@ -159,9 +159,39 @@ def parse_launch(line, plan=None, environ=None, given=True):
     """One launch command line in shell syntax, as the user would type it. ``given``: it came in
     --launch (its messages name the flag); False: typed after the command's options (`gpudoctor
     plan torchrun ...`), where the messages name the word the user typed, never a flag not used."""
+    plan = plan if plan is not None else Plan()
+    try:
+        return _parse_launch(line, plan, environ, given)
+    except Refused as exc:
+        raise Refused(_refusal_shown(str(exc), line, given, plan)) from exc
+
+
+def _refusal_shown(text, line, given, plan):
+    """A launcher's refusal as printed (stderr under --launch, the `refused` row of a script's line): each value of
+    the line that a shell acts on, a flag's `--x=V` value and the cuts the readers quote (V[:20] ... V[:60]) too,
+    is one inert word (fixline.Shown, inert). Readers wrote the value bare ("Unsupported nproc_per_node value:
+    x;touch${IFS}M;#") or in repr's double quotes ('invalid node count "x'$(touch M)'"'), and the clause after ': '
+    ran when pasted (red team 2026-11-29, docs/security.md 111.; 83.'s `said` reads argparse's messages alone)."""
+    from gpudoctor.fixline import Shown
+
+    try:
+        words = _split(line, given)
+    except InputError:
+        words = []
+    values = []
+    for w in words[:2000]:
+        values.append(w)
+        if w.startswith("-") and "=" in w:
+            values.append(w.split("=", 1)[1])
+        elif w.startswith("-") and not w.startswith("--") and len(w) > 2:
+            values.append(w[2:])  # a short option's glued value, `-N4`
+    values += [v[:n] for v in list(values) for n in (20, 24, 30, 40, 60) if len(v) > n]
+    return Shown(values + list(plan.config_values), inert=True)(text)
+
+
+def _parse_launch(line, plan, environ, given):
     from gpudoctor.launch import accelerate, colossalai, deepspeed, mpi, torchrun
 
-    plan = plan if plan is not None else Plan()
     env = dict(os.environ if environ is None else environ)
     argv = _split(line, given)
     plan.add_config_values(argv)  # (a note that names one of the line's words shows it as one word, 83.)
