@@ -504,6 +504,9 @@ def analyze(scan, kb, assume_error=False):
     from gpudoctor.explain import choices as _choices
 
     _choices.fill(scan, findings)  # the listed value closest to the one the message refused, as the edit (choices.py)
+    from gpudoctor.explain import valuedomain as _valuedomain
+
+    _valuedomain.fill(scan, findings)  # a pydantic error's or a stated range's domain and closest value (valuedomain.py)
     from gpudoctor.explain import outdir as _outdir
 
     _outdir.fill(scan, findings)  # a file written into a folder that does not exist: the folder to make (outdir.py)
@@ -522,6 +525,9 @@ def analyze(scan, kb, assume_error=False):
     # note 'harmless when the job runs on'. The finding's reading stands; the note goes.
     answered = {h["line"] for f in findings if f["role"] != "cascade" for h in f["matches"]}
     notes = [n for n in notes if n.get("first_line") is None or n["first_line"] not in answered]
+    from gpudoctor.explain import valuedomain as _vd
+
+    _vd.fill_notes(notes)  # the variable torch ignored: its accepted values (valuedomain.py)
     return verdict, findings, notes
 
 

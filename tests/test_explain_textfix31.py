@@ -1,0 +1,131 @@
+"""The value a message refused, its domain and the closest value in it (explain/valuedomain.py, explain-textfix31,
+issue 18): pydantic's ValidationError (templates generated from pydantic-core: tools/gen_pydantic_errors.py), a
+range stated in words, and the environment variables torch parses itself. Recordings: fixtures/recorded/
+explain-textfix31/ (torch 2.13.0+cpu, pydantic 2.14.4 / pydantic-core 2.50.5, omegaconf 2.4.0, CPython 3.11.7,
+made by the commands in its README.md on this VM)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from gpudoctor.explain import explain_file, valuedomain
+from gpudoctor.explain.knowledge import open_generated
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REC = os.path.join(REPO, "fixtures", "recorded", "explain-textfix31")
+
+
+def _answer(name):
+    return explain_file(os.path.join(REC, name))
+
+
+def _first_fixes(name):
+    r = _answer(name)
+    root = r["findings"][0]
+    return root, root["causes"][0]["fix"]
+
+
+def test_pydantic_literal_gets_the_closest_listed_value_and_the_bound_gets_its_unsigned_value():
+    root, fixes = _first_fixes("pydantic_literal_range.txt")
+    assert root["id"] == "code.library_error"  # (the root and its family do not change)
+    assert fixes[0].startswith("precision: 'bf16' (the config key of Cfg; the message refuses 'bf61'")
+    assert fixes[1].startswith("optim.lr (the config key of Cfg): a value > 0 (the message refuses -0.001")
+    assert "0.001 (the value without its sign)" in fixes[1]
+
+
+def test_onecycle_pct_start_range_names_the_setting_value_and_bound():
+    root, fixes = _first_fixes("torch_onecycle_pct_start.txt")
+    assert fixes[0] == ("pct_start: a value >= 0 and <= 1 (the message refuses 1.5; the closest value it accepts: 1 "
+                        "(the bound))")
+
+
+def test_dropout_range_reads_the_message_words_as_the_setting():
+    _root, fixes = _first_fixes("torch_dropout_range.txt")
+    assert fixes[0].startswith("dropout probability: a value >= 0 and <= 1 (the message refuses 1.5")
+    assert any("nn.Dropout(p=0.1)" in x for x in fixes[1:])  # the entry's own fix stays
+
+
+@pytest.mark.parametrize("name,want", [
+    ("aten_cpu_capability.txt", "export ATEN_CPU_CAPABILITY=avx512 "),
+    ("torch_cpp_log_level.txt", "export TORCH_CPP_LOG_LEVEL=INFO "),
+    ("torch_show_cpp_stacktraces.txt", "export TORCH_SHOW_CPP_STACKTRACES=1 "),
+])
+def test_torch_env_warnings_get_the_variable_and_an_accepted_value(name, want):
+    r = _answer(name)
+    notes = [n for n in r["context"] if n["id"] == "torch.env_value_ignored"]
+    assert notes and notes[0]["fix"].startswith(want), r["context"]
+
+
+def test_show_cpp_stacktraces_warning_is_a_note_beside_the_real_root():
+    r = _answer("torch_show_cpp_stacktraces.txt")
+    assert r["findings"][0]["id"] == "code.exception"  # the IndexError stays the root
+    assert "'yes' means 1" in [n for n in r["context"] if n["id"] == "torch.env_value_ignored"][0]["fix"]
+
+
+def test_gloo_flag_refusal_names_the_variable_in_place_of_the_placeholder():
+    _root, fixes = _first_fixes("torch_gloo_lazy_init_bool.txt")
+    assert fixes[0].startswith("export TORCH_GLOO_LAZY_INIT=1 (or 0; or unset it)")
+    assert not any("<NAME>" in x for x in fixes)
+
+
+def test_argparse_and_omegaconf_and_compile_mode_keep_the_earlier_readers_edit():
+    # argedit.py and choices.py answer these already; valuedomain adds nothing in front of them
+    assert _first_fixes("argparse_invalid_choice.txt")[1][0] == "--precision bf16 (not --precision bf61)"
+    assert _first_fixes("omegaconf_enum.txt")[1][0].startswith("use 'BF16' where")
+    assert _first_fixes("torch_compile_mode.txt")[1][0].startswith("mode='max-autotune'")
+
+
+@pytest.mark.parametrize("msg,want", [
+    ("ValueError: alpha must be in [0, 1), got 1", "alpha: a value >= 0 and < 1 (the message refuses 1)"),
+    ("ValueError: ratio must be in [0, 1], got 15", "0.15 (15 read as a percent), or 1 (the bound)"),
+    ("ValueError: num_workers must be >= 0, got -2", "2 (the value without its sign), or 0"),
+    ("ValueError: world_size must be a positive integer, got 0", "world_size: a positive integer >= 1 (the message refuses 0; the closest value it accepts: 1)"),
+    ("ValueError: temperature should be > 0 but got -0.5", "0.5 (the value without its sign)"),
+])
+def test_range_shapes(msg, want):
+    line = valuedomain.range_line(msg)
+    assert line and want in line, line
+
+
+@pytest.mark.parametrize("msg", [
+    "dropout probability has to be between 0 and 1, but got 0.5",  # inside: nothing to edit
+    "ValueError: expected a tensor between layers",
+    "alpha must be in [0, 1], got $(touch x)",  # not a number: nothing read
+])
+def test_range_reads_nothing_from_a_value_inside_or_not_a_number(msg):
+    assert valuedomain.range_line(msg) is None
+
+
+def test_pydantic_other_types_from_the_generated_templates():
+    more = "\n".join([
+        "block_size",
+        "Input should be a multiple of 16 [type=multiple_of, input_value=100, input_type=int]",
+        "seed",
+        "Input should be a valid integer, unable to parse string as an integer [type=int_parsing, input_value='42a', "
+        "input_type=str]",
+        "model",
+        "Field required [type=missing, input_value={'x': 1}, input_type=dict]",
+        "dtype",
+        "Input should be 'auto', 'half' or 'bfloat16' [type=literal_error, input_value='$(touch M)', input_type=str]",
+    ])
+    lines = valuedomain.pydantic_lines(more, "EngineArgs")
+    assert lines[0] == ("block_size (the config key of EngineArgs): a multiple of 16 (the message refuses 100; the "
+                        "closest: 96 or 112)")
+    assert lines[1].startswith("seed (the config key of EngineArgs): an integer (the message refuses '42a'")
+    assert lines[2].startswith("model (the config key of EngineArgs): set it")
+    assert len(lines) == 3  # an input that is no plain name never reaches a fix line
+    assert not any("touch" in x for x in lines)
+
+
+def test_generator_regenerates_the_committed_table_from_its_slice(tmp_path):
+    out = tmp_path / "pydantic_errors.json"
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", "gen_pydantic_errors.py"), "--from",
+                    os.path.join(REPO, "tools", "data", "pydantic_errors_slice.json"), "-o", str(out)], check=True)
+    with open_generated("pydantic_errors") as f:
+        committed = json.load(f)
+    assert json.loads(out.read_text()) == committed
+    assert committed["types"]["literal_error"]["template"] == "Input should be {expected}"
+    assert committed["header"]["version"].startswith("pydantic-core ")
