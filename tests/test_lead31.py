@@ -274,3 +274,57 @@ def test_a_gpu_allocation_of_more_than_1eb_is_a_size_from_a_wrong_value():
                        timeout=120)
     f = json.loads(p.stdout)["findings"][0]
     assert f["id"] == "cuda.oom" and not any("absurd" in c["text"] for c in f["causes"])
+
+
+# ---------------------------------------------------------------- an Enum's value, against the values its library defines
+
+def test_an_enum_typo_gets_the_closest_value_the_library_defines():
+    """Recorded (accelerate 1.15.0): distributed_type: MULTI_CPUS in the config file. The fix names MULTI_CPU, from
+    accelerate's own DistributedType (generated/enum_values.json)."""
+    f = _explain("accelerate_distributed_type_typo.txt")
+    fixes = [x for c in f["causes"] for x in c["fix"]]
+    hit = [x for x in fixes if "is not one of DistributedType's values" in x]
+    assert hit and "did you mean MULTI_CPU " in hit[0] and "accelerate 1.15.0" in hit[0], fixes
+
+
+def test_enum_fix_names_a_member_name_given_for_its_value_and_falls_back_without_the_class():
+    from gpudoctor.explain.famfix import _enum_fix
+
+    # transformers' IntervalStrategy: the member STEPS has the value 'steps'
+    line = _enum_fix("STEPS", "IntervalStrategy", ['File ".../transformers/training_args.py"'])
+    assert "STEPS is not one of IntervalStrategy's values: it is the name of a member; the value to write is steps" \
+        in line
+    line = _enum_fix("x", "NoSuchEnumAnywhere", [])
+    assert "list(NoSuchEnumAnywhere) in that library lists the accepted ones" in line
+    # a value far from every member: the values, no guess
+    line = _enum_fix("zzzzzz", "IntervalStrategy", ["transformers"])
+    assert "did you mean" not in line and "no, steps, epoch" in line
+
+
+def test_the_enum_table_is_the_libraries_own():
+    from gpudoctor.explain.knowledge import generated_table
+
+    tb = generated_table("enum_values")
+    assert tb["packages"]["accelerate"] == "1.15.0" and tb["packages"]["transformers"] == "5.24.0"
+    (d,) = tb["classes"]["DistributedType"]
+    assert d["module"] == "accelerate.utils.dataclasses" and ["MULTI_CPU", "MULTI_CPU"] in d["members"]
+
+
+def test_the_enum_generator_reads_enum_subclasses_of_the_package(tmp_path):
+    site = tmp_path / "site"
+    (site / "pkg").mkdir(parents=True)
+    (site / "pkg-1.2.3.dist-info").mkdir()
+    (site / "pkg" / "__init__.py").write_text(
+        "from enum import Enum, auto\n"
+        "class ExplicitEnum(str, Enum):\n    pass\n"
+        "class Mode(ExplicitEnum):\n    FAST = 'fast'\n    SLOW = 'slow'\n"
+        "class Auto(Enum):\n    A = auto()\n"
+        "class Plain:\n    X = 'x'\n")
+    (site / "pkg" / "tests").mkdir()
+    (site / "pkg" / "tests" / "t.py").write_text("from enum import Enum\nclass InTests(Enum):\n    A = 1\n")
+    out = tmp_path / "e.json"
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_enum_values.py"), "--site", str(site),
+                    "--package", "pkg", "-o", str(out)], check=True, capture_output=True)
+    doc = json.loads(out.read_text())
+    assert doc["packages"] == {"pkg": "1.2.3"} and sorted(doc["classes"]) == ["Mode"]
+    assert doc["classes"]["Mode"][0]["members"] == [["FAST", "fast"], ["SLOW", "slow"]]

@@ -65,7 +65,12 @@ SO = ("the loader found no %s: install the package that provides it in the envir
 
 
 @pytest.mark.parametrize("lines,want", [
-    (["ValueError: 'fp61' is not a valid PrecisionType"], [ENUM % ("fp61", "PrecisionType", "PrecisionType")]),
+    (["ValueError: 'fp61' is not a valid PrecisionTypes"], [ENUM % ("fp61", "PrecisionTypes", "PrecisionTypes")]),
+    # a class the training libraries define (generated/enum_values.json: accelerate's PrecisionType): its values
+    (["ValueError: 'fp61' is not a valid PrecisionType"],
+     ["the message says fp61 is not one of PrecisionType's values: did you mean fp16? (its values in accelerate "
+      "1.15.0, accelerate.utils.dataclasses: no, fp8, fp16, bf16); change it where the config file or option sets "
+      "it"]),
     (["ValueError: -3 is not a valid ShardingStrategy.X"], [ENUM % ("-3", "ShardingStrategy.X", "ShardingStrategy.X")]),
     (["ValueError: x.'a' is not a valid T", "ValueError: 'a' is not a valid T.y_"], [ENUM % ("a", "T.y_", "T.y_")]),
     (["ValueError: 'XLA' is not a valid DeviceType"], [ENUM % ("XLA", "DeviceType", "DeviceType")]),  # (only quotes cut)

@@ -151,6 +151,45 @@ _BARE_ENOENT = re.compile(r"FileNotFoundError: \[Errno 2\] No such file or direc
 _DEVICE_NONE = re.compile(r"Expected a torch\.device with a specified index or an integer, but got: ?None\b")
 
 
+MAX_SHOWN_VALUES = 16  # an Enum's values listed in the fix line
+
+
+def _enum_fix(value, cls, lines):
+    """The fix line for "'value' is not a valid Cls": the closest of the class's values when the training libraries
+    define it (generated/enum_values.json, tools/gen_enum_values.py, from their sources), else how to list them."""
+    import difflib
+
+    from gpudoctor.explain.knowledge import generated_table
+
+    name = cls.rsplit(".", 1)[-1]
+    defs = ((generated_table("enum_values") or {}).get("classes") or {}).get(name) or []
+    low = " ".join((x or "")[:MAX_LINE] for x in lines).lower()
+    d = next((d for d in defs if isinstance(d, dict) and str(d.get("package", "")).lower() in low), None) or \
+        (defs[0] if len(defs) == 1 and isinstance(defs[0], dict) else None)
+    members = [m for m in (d or {}).get("members") or () if isinstance(m, list) and len(m) == 2]
+    if not members:
+        return ("the message says %s is not one of %s's values: check its spelling (a typo, the case, a value of "
+                "another release) where the config file or option sets it; list(%s) in that library lists the "
+                "accepted ones" % (sh(value), sh(cls), sh(cls)))
+    values = [str(v) for _n, v in members]
+    by_low = {}
+    for v in values:
+        by_low.setdefault(v.lower(), v)
+    named = next((str(v) for n, v in members if str(n) == value and str(v) != value), None)
+    close = [by_low[c] for c in difflib.get_close_matches(value.lower(), list(by_low), n=3, cutoff=0.6)]
+    shown = ", ".join(values[:MAX_SHOWN_VALUES]) + (" ..." if len(values) > MAX_SHOWN_VALUES else "")
+    where = "%s %s, %s" % (d.get("package"), d.get("version"), d.get("module"))
+    if named:
+        head = "the message says %s is not one of %s's values: it is the name of a member; the value to write is %s" \
+            % (sh(value), sh(cls), sh(named))
+    elif close:
+        head = "the message says %s is not one of %s's values: did you mean %s?" % (
+            sh(value), sh(cls), " or ".join(map(sh, close)))
+    else:
+        head = "the message says %s is not one of %s's values" % (sh(value), sh(cls))
+    return "%s (its values in %s: %s); change it where the config file or option sets it" % (head, where, shown)
+
+
 def _values_in_exception(lines):
     """Fix lines for values the exception's message prints that name the change: an enum value that is not one of
     its type's (a typo in a config file or option), a pickled lambda or local function, a device index that is None,
@@ -160,9 +199,7 @@ def _values_in_exception(lines):
         line = (line or "")[:MAX_LINE]
         m = _ENUM.search(line)
         if m:
-            out.append("the message says %s is not one of %s's values: check its spelling (a typo, the case, a value "
-                       "of another release) where the config file or option sets it; list(%s) in that library "
-                       "lists the accepted ones" % (sh(m.group(1).strip("'")), sh(m.group(2)), sh(m.group(2))))
+            out.append(_enum_fix(m.group(1).strip("'"), m.group(2), lines))
         if _PICKLE_FN.search(line):
             out.append("pickle stores a function by the name it is imported under, so a lambda or a function defined "
                        "inside another cannot be sent to another process (torch.distributed's *_object collectives, "
