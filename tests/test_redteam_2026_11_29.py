@@ -406,3 +406,40 @@ def test_a_plain_refusal_reads_as_before(tmp_path):
                        timeout=300)
     assert r.returncode == 2
     assert "Unsupported nproc_per_node value: abc" in r.stderr, r.stderr
+
+
+# 112.: a quoted password holding a blank or a separator (`sshpass -p 'Pa;ss|w0rd'`): the operand readers took the
+# run to the first blank, ';', '|' or '&' as the value, and the rest of the password stayed in clear
+@pytest.mark.parametrize("line", [
+    "htpasswd -b f alice 'Pa ss;w0rd'",
+    "htpasswd -b f alice \"Pa&ss|w0rd\"",
+    "sshpass -p 'Pa;ss|w0rd' ssh h",
+    "mysql -u r -p'Pa ss;w0rd' db",
+    "redis-cli -a 'Pa ss;w0rd' ping",
+    "zip -P 'Pa ss;w0rd' o.zip a",
+    "curl -u 'alice:Pa ss;w0rd' https://h",
+    "docker login -u a -p 'Pa ss;w0rd' r",
+    "openssl enc -k 'Pa ss;w0rd' -in a",
+    "7z a '-pPa ss;w0rd' a.7z f",
+    "echo 'Pa ss;w0rd' | sudo -S true",
+    "ldapsearch -w 'Pa ss;w0rd' -D cn=a",
+    "smbclient -U 'a%Pa ss;w0rd' //h/s",
+])
+def test_a_quoted_password_with_a_blank_or_separator_is_redacted_whole(line):
+    from gpudoctor.explain.redact import MARK, redact
+
+    out = redact(line)
+    assert "w0rd" not in out and "Pa" not in out.replace("Pa ss", "") and MARK in out, out
+    assert out.count("'") == line.count("'") and out.count('"') == line.count('"'), out
+
+
+@pytest.mark.parametrize("line", [
+    "sshpass -p 'abc",                          # an unclosed quote: the run to the blank, as before
+    "mysql -u r -p 'mydb'",                     # -p then a blank: mysql asks; 'mydb' is the database
+    "redis-cli -a '$REDIS_PASS' ping",          # a placeholder
+])
+def test_quoted_operands_that_are_no_password_are_kept(line):
+    from gpudoctor.explain.redact import MARK, redact
+
+    out = redact(line)
+    assert (MARK in out) == (line == "sshpass -p 'abc"), out

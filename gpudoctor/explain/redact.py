@@ -124,14 +124,21 @@ _PEM = re.compile(r"(-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----)(?:\\n|[ \t]){0,
 # PASSWORD` (docker login: "-p, --password"; podman, nerdctl, buildah, skopeo, helm registry, oras alike), curl's `-u /
 # --user USER:PASSWORD` (curl(1)), and the key `wandb login KEY` takes (https://docs.wandb.ai/ref/cli/wandb-login/).
 # Each is read within its own command (no ';', '|', '&' or line end between) and the value is the run to a blank.
-_OPVAL = r"""(?P<v>[^\s'"`\\;|&]{1,256})"""
+# (red team 2026-11-29, docs/security.md 112.: a value in quotes is read to its closing quote, blanks and separators
+# too, `sshpass -p 'Pa;ss|w0rd'`: the run to the first ';' left 'ss|w0rd' in clear; an unclosed quote reads as before)
+# (an echo's `"X\n"`: the escape is echo's, not the password's)
+_OPVAL = r"""(?P<v>(?<=')[^'\n]{1,256}?(?=(?:\\n)?')|(?<=")[^"\n]{1,256}?(?=(?:\\n)?")|[^\s'"`\\;|&]{1,256})"""
+# the same where the quote opened before the switch or the user (`'-pX Y'`, `-p'X Y'`, `-u 'U:X Y'`): named `q`
+_QVAL = r"""(?P<v>(?(q)[^'"\n]{1,256}(?=['"])|[^\s'"`\\;|&]{1,256}))"""
 _CMD_SECRETS = tuple(re.compile(r"(?<![\w.-])" + rx) for rx in (
     r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump|mariadb-admin)"
-    r"(?=[ \t])[^\n;|&]{0,300}?[ \t]['\"]?-p(?=[^\s'\"`])" + _OPVAL,
+    r"(?=[ \t])[^\n;|&]{0,300}?[ \t](?:(?P<q>['\"])-p|-p(?P<q2>['\"])?)(?=[^\s'\"`])"
+    r"(?P<v>(?(q)[^'\"\n]{1,256}(?=['\"])|(?(q2)[^'\"\n]{1,256}(?=['\"])|[^\s'\"`\\;|&]{1,256})))",
     r"sshpass(?=[ \t])[^\n;|&]{0,100}?[ \t]-p[ \t]{0,4}['\"]?" + _OPVAL,
     r"(?:docker|podman|nerdctl|buildah|skopeo|oras|crane|helm[ \t]{1,4}registry)[ \t]{1,4}login(?=[ \t])"
     r"[^\n;|&]{0,300}?[ \t]-p(?:[ \t]{1,4}|=)['\"]?" + _OPVAL,
-    r"curl(?=[ \t])[^\n;|&]{0,300}?[ \t](?:-u[ \t]{0,4}|--user(?:[ \t]{1,4}|=))['\"]?[^\s:'\"`]{0,128}:" + _OPVAL,
+    r"curl(?=[ \t])[^\n;|&]{0,300}?[ \t](?:-u[ \t]{0,4}|--user(?:[ \t]{1,4}|=))(?P<q>['\"])?[^\s:'\"`]{0,128}:"
+    + _QVAL,
     r"wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z-]{0,30}(?:=[^\s]{1,200})?){0,8}[ \t]{1,4}['\"]?"
     r"(?P<v>[A-Za-z0-9_-]{20,200})(?![^\s'\"])"))
 # an environment variable's name and its value apart by blanks, no operator (`AWS_SECRET_ACCESS_KEY wJalr...`: a table
@@ -191,7 +198,7 @@ _OPERAND_SECRETS = tuple(re.compile(r"(?<![\w.-])" + rx) for rx in (
     r"ldap(?:search|modify|add|delete|passwd|compare|whoami|modrdn|exop)(?=[ \t])[^\n;|&]{0,300}?[ \t]-w[ \t]{1,4}"
     r"['\"]?" + _OPVAL,
     r"(?:smbclient|smbcacls|rpcclient|smbget)(?=[ \t])[^\n;|&]{0,300}?[ \t](?:-U|--user(?:name)?(?:=|[ \t]))[ \t]{0,4}"
-    r"['\"]?[^\s%'\"`\\;|&]{1,128}%" + _OPVAL,
+    r"(?P<q>['\"])?[^\s%'\"`\\;|&]{1,128}%" + _QVAL,
     r"(?:az[ \t]{1,4}login|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport)(?=[ \t])[^\n;|&]{0,300}?"
     r"[ \t]-p[ \t]{1,4}['\"]?" + _OPVAL,
     # (red team 2026-11-28i, docs/security.md 100.) an archive's password: Info-ZIP's `zip|unzip|zipcloak -P X`
@@ -201,7 +208,7 @@ _OPERAND_SECRETS = tuple(re.compile(r"(?<![\w.-])" + rx) for rx in (
     # `unzip -qoPX` (zip 3.0's get_option, unzip 6.0's per-letter switch loop), and OpenSSL's opt_next `-k=X`)
     r"(?:zip|unzip|zipcloak|funzip)(?=[ \t])[^\n;|&]{0,300}?[ \t]['\"]?-[A-Za-z]{0,8}?P(?:[ \t]{1,4}['\"]?"
     r"|(?=[^\s'\"`]))" + _OPVAL,
-    r"(?:7z|7za|7zr|7zz)(?=[ \t])[^\n;|&]{0,300}?[ \t]['\"]?-p(?=[^\s'\"`])" + _OPVAL,
+    r"(?:7z|7za|7zr|7zz)(?=[ \t])[^\n;|&]{0,300}?[ \t](?P<q>['\"])?-p(?=[^\s'\"`])" + _QVAL,
     r"openssl(?=[ \t])[^\n;|&]{0,300}?[ \t]-k(?:[ \t]{1,4}['\"]?|=)" + _OPVAL))
 # htpasswd's batch mode takes the password as its last operand (htpasswd(1),
 # https://httpd.apache.org/docs/2.4/programs/htpasswd.html: "htpasswd -b [...] passwdfile username password",
