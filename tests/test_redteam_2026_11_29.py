@@ -443,3 +443,17 @@ def test_quoted_operands_that_are_no_password_are_kept(line):
 
     out = redact(line)
     assert (MARK in out) == (line == "sshpass -p 'abc"), out
+
+
+@pytest.mark.parametrize("line", [
+    "Command '['sshpass', '-p', 'Pa;ss|w0rd', 'ssh', 'h']' returned non-zero exit status 5.",
+    "Command '['mysql', '-pPa&ss|w0rd', 'db']' returned non-zero exit status 1.",
+    "sys.argv: ['t.py', '--password', 'Pa;ss|w0rd', '--bf16']",
+])
+def test_an_argument_list_s_password_with_a_separator_is_redacted_whole(line):
+    # 106. and 112. together: a list's word is one argument, separators and all
+    from gpudoctor.explain.redact import MARK, redact
+
+    out = redact(line)
+    assert "w0rd" not in out and MARK in out, out
+    assert out.count("'") == line.count("'"), out

@@ -317,6 +317,7 @@ _ITEM = r"'[^'\\\n]{0,512}'" + r'|"[^"\\\n]{0,512}"'
 _ARGV = re.compile(r"\[[ \t]{0,4}(?:%s)(?:,[ \t]{0,4}(?:%s)){1,255}" % (_ITEM, _ITEM))
 _ITEM_RX = re.compile(_ITEM)
 _PLAIN_WORD = re.compile(r"""[^\s'"`\\]{1,512}""")
+_SEPARATOR = re.compile(r"[;|&<>()]")
 
 
 def _argv_word(m):
@@ -324,14 +325,19 @@ def _argv_word(m):
     items = list(_ITEM_RX.finditer(m.group(0)))
     # a word with a blank or a quote is no word of a command line: '_' stands for it (its own text is read as it is)
     words = [i.group(0)[1:-1] if _PLAIN_WORD.fullmatch(i.group(0)[1:-1]) else "_" for i in items]
+    # (a word is one argument: one holding a separator is read in quotes, `'Pa;ss|w0rd'`, so a reader takes it whole;
+    # bare, the run to its ';' was the value and 'ss|w0rd' stayed in clear, 112.)
+    words = ["'%s'" % w if _SEPARATOR.search(w) else w for w in words]
     red = _redact(" ".join(words)).split(" ")
     if len(red) != len(words) or red == words:
         return m.group(0)
     out, last = [], 0
     for i, w, r in zip(items, words, red):
         if w != "_" and r != w:
+            if w[0] == "'" and len(r) > 1 and r[0] == r[-1] == "'":
+                r = r[1:-1]
             out.append(m.group(0)[last:i.start() + 1])
-            out.append(r)
+            out.append(r.replace("'", "").replace('"', ""))
             last = i.end() - 1
     out.append(m.group(0)[last:])
     return "".join(out)
