@@ -457,3 +457,19 @@ def test_an_argument_list_s_password_with_a_separator_is_redacted_whole(line):
     out = redact(line)
     assert "w0rd" not in out and MARK in out, out
     assert out.count("'") == line.count("'"), out
+
+
+@pytest.mark.parametrize("line", [
+    "redis-cli -a 'Pa ss;w0rd' ping",
+    "echo 'Pa ss;w0rd' | sudo -S true",
+    "ldapsearch -w 'Pa;ss|w0rd'",
+    "sshpass -p 'Pa;ss|w0rd' ssh h",
+    "mysql -p'Pa ss;w0rd'",
+    "curl -u 'a:Pa ss;w0rd' https://h",
+    "docker login -u a -p 'Pa ss;w0rd' r",
+])
+def test_what_a_wrapper_prints_keeps_no_quoted_password(line):
+    # the facts' side of 112. (collector/python_env.py, 57., 96.)
+    from gpudoctor.collector.python_env import _no_values
+
+    assert "w0rd" not in _no_values(line), _no_values(line)

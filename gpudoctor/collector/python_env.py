@@ -577,7 +577,8 @@ _URL_PASSWORD = Pattern(r"(://[^\s:/@'\"]{0,128}:)[^\s/@'\"]{1,256}@")
 _URL_PATH_SECRET = Pattern("(?i)" + WEBHOOK_PATH_RE)
 _PW_PROGRAM = Pattern(r"(?<![\w.-])(mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mariadb"
                          r"|mariadb-dump|mariadb-admin|sshpass|curl|(?:docker|podman|nerdctl|buildah|skopeo|oras|crane"
-                         r"|helm[ \t]{1,4}registry)[ \t]{1,4}login)(?![\w.-])[^\n;|&]{0,600}")
+                         r"|helm[ \t]{1,4}registry)[ \t]{1,4}login)(?![\w.-])"
+                         r"(?:'[^'\n]{0,512}'|\"[^\"\n]{0,512}\"|[^\n;|&'\"]){0,600}")
 # a credential's upper-case name and a random-looking value apart by blanks (`AWS_SECRET_ACCESS_KEY wJalr...`, a
 # printenv-like table), as explain/redact.py's _BARE_PAIR reads it (docs/security.md 79., 85.: 6 characters or more,
 # never a name after '$', a color code before and after the value)
@@ -597,8 +598,10 @@ _WANDB_KEY = Pattern(r"(?<![\w.-])(wandb[ \t]{1,4}login(?:[ \t]{1,4}--?[a-z][a-z
 # printf on the line before or after such a reader writes it too; and the password operands of OpenSSL (`-passin
 # pass:X`), redis-cli (`-a X`), the OpenLDAP clients (`-w X`), Samba (`-U user%X`), `az login -p X` and the MongoDB
 # shells (`-p X`). explain/redact.py _STDIN_SECRETS and _OPERAND_SECRETS read the same (docs/security.md 92., 96.)
+# (a value in quotes is read to its closing quote, blanks and separators too: explain/redact.py's _OPVAL, 112.)
+_QUOTED = r"""(?:(?<=')[^'\n]{1,256}?(?=(?:\\n)?')|(?<=")[^"\n]{1,256}?(?=(?:\\n)?")|[^\s'"`\\;|&]{1,256})"""
 _ECHOED = r"""((?:echo|printf)(?:[ \t]{1,4}(?:-[neE]{1,3}|'%s(?:\\n)?'|"%s(?:\\n)?"|%s))?[ \t]{1,4}['"]?)(?![$.])""" \
-          r"""[^\s'"`\\;|&]{1,256}"""
+          + _QUOTED
 # (a program named by its path, `/usr/bin/sudo -S`, is read too: explain/redact.py's _DIR, docs/security.md 105.)
 _DIR = r"(?:[\w.~+-]{0,64}/){0,16}"
 _READER = (r"(?:[^\n;&|]{0,300}?[ \t]--(?:password-stdin|with-token)(?![\w-])"
@@ -609,7 +612,7 @@ _STDIN_LINE = r"[ \t]{0,8}\+{1,8}[ \t]" + _READER.replace(r"[^\n;&|]{0,300}?", r
 # up to three other trace lines between the two: a pipeline's sides start at once and bash traces each as it starts
 # ('+ docker login ... --password-stdin', '++ cat regpass', '+ echo X' came in either order in clean-clone CI runs)
 _GAP = r"(?:[ \t]{0,8}\+{1,8}[ \t][^\n]{0,300}\n){0,3}"
-_OPVALUE = r"""(?![$.])[^\s'"`\\;|&]{1,256}"""
+_OPVALUE = r"""(?![$.])""" + _QUOTED
 _STDIN_PW = (
     Pattern(r"(?<![\w.-])" + _ECHOED + r"""(?=(?:\\n)?['"]?[ \t]{0,4}\|""" + _READER + ")"),
     Pattern(r"((?:--(?:password-stdin|with-token)(?![\w-])|(?<![\w.-])(?:sudo[ \t][^\n;&|]{0,60}?-[A-Za-z]{0,5}S"
@@ -629,8 +632,9 @@ _STDIN_PW = (
             r"[^\n;|&]{0,300}?[ \t]-p[ \t]{1,4}['\"]?)" + _OPVALUE))
 _STDIN_NEEDLES = ("password-stdin", "with-token", "sudo", "kinit", "passwd", "pass:", "redis-cli", "ldap", "smb",
                   "rpcclient", "az ", "mongo")
-_SHORT_PW = Pattern(r"(?<=\s)(-p)([ \t]{0,4})(?!-)([^\s'\"]{1,512})")
-_CURL_USER = Pattern(r"(?<=\s)(-u|--user|--proxy-user|-U)([ \t]{1,4}|=)([^\s:'\"]{0,128}:)([^\s'\"]{1,512})")
+_SHORT_PW = Pattern(r"(?<=\s)(-p)([ \t]{0,4})(?!-)('[^'\n]{1,512}'|\"[^\"\n]{1,512}\"|[^\s'\"]{1,512})")
+_CURL_USER = Pattern(r"(?<=\s)(-u|--user|--proxy-user|-U)([ \t]{1,4}|=)((?P<cq>['\"])?[^\s:'\"]{0,128}:)"
+                     r"((?(cq)[^'\"\n]{1,512}|[^\s'\"]{1,512}))")
 
 
 def _cred_name(name):
