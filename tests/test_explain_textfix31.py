@@ -67,8 +67,28 @@ def test_show_cpp_stacktraces_warning_is_a_note_beside_the_real_root():
 
 def test_gloo_flag_refusal_names_the_variable_in_place_of_the_placeholder():
     _root, fixes = _first_fixes("torch_gloo_lazy_init_bool.txt")
-    assert fixes[0].startswith("export TORCH_GLOO_LAZY_INIT=1 (or 0; or unset it)")
+    assert fixes[0] == "export TORCH_GLOO_LAZY_INIT=1 (or 0), or unset it"
     assert not any("<NAME>" in x for x in fixes)
+
+
+def test_torch_nccl_int_variable_keeps_the_entrys_exact_fix():
+    # recorded on the H200 (torch 2.11.0+cu130, NCCL 2.28.9): TORCH_NCCL_ASYNC_ERROR_HANDLING=maybe; the entry's fix
+    # (an integer 0-3) stays first, no flag vocabulary is put before it
+    r = explain_file(os.path.join(REC, "h200", "torch_nccl_async_maybe.log"))
+    fixes = r["findings"][0]["causes"][0]["fix"]
+    assert fixes[0].startswith("export TORCH_NCCL_ASYNC_ERROR_HANDLING=1 (an integer")
+    assert not any("y, yes, 1, t, true" in x for x in fixes)
+
+
+def test_env_line_reads_each_torch_site():
+    assert valuedomain.env_line("RuntimeError: Invalid value for environment variable: TORCH_X_FLAG").startswith(
+        "export TORCH_X_FLAG=1 (or 0; or unset it)")
+    line = valuedomain.env_line("UserWarning: Ignoring invalid value for boolean flag TORCH_FOO: offvalid values are "
+                                "0 or 1.")
+    assert line.startswith("export TORCH_FOO=0 ") and "'off' means 0" in line
+    assert valuedomain.env_line("ignoring invalid value for ATEN_CPU_CAPABILITY: sse4") .startswith(
+        "export ATEN_CPU_CAPABILITY=default ")
+    assert valuedomain.env_line("ignoring invalid value for SOME_OTHER_VAR: x") is None
 
 
 def test_argparse_and_omegaconf_and_compile_mode_keep_the_earlier_readers_edit():
@@ -129,3 +149,25 @@ def test_generator_regenerates_the_committed_table_from_its_slice(tmp_path):
     assert json.loads(out.read_text()) == committed
     assert committed["types"]["literal_error"]["template"] == "Input should be {expected}"
     assert committed["header"]["version"].startswith("pydantic-core ")
+
+
+def test_nccl_param_overflow_note_names_the_value_and_nccls_default():
+    # recorded on the H200 (NCCL 2.28.9): NCCL_MIN_NCHANNELS=99999999999999999999 ('Invalid value ... using default -2')
+    r = explain_file(os.path.join(REC, "h200", "nccl_nchannels_overflow.log"))
+    notes = [n for n in r["context"] if "Invalid value" in (n.get("text") or "")]
+    assert notes and notes[0]["fix"].startswith("unset NCCL_MIN_NCHANNELS, or give it a decimal integer")
+    assert "default -2, the value NCCL chooses itself" in notes[0]["fix"]
+    assert r["verdict"] == "no_error"  # the run went on: a note, never a root
+
+
+def test_pydantic_dtype_abbreviation_and_multiple_of():
+    root, fixes = _first_fixes("pydantic_dtype_multiple.txt")
+    assert fixes[0].startswith("dtype: 'bfloat16' (the config key of ModelConfig; the message refuses 'bf16'")
+    assert fixes[1] == ("block_size (the config key of ModelConfig): a multiple of 16 (the message refuses 100; the "
+                        "closest: 96 or 112)")
+
+
+def test_argparse_dtype_abbreviations_stay_argedits():
+    assert _first_fixes("argparse_dtype_bf16.txt")[1][0] == "--dtype bfloat16 (not --dtype bf16)"
+    assert _first_fixes("argparse_mixed_precision_bfloat16.txt")[1][0] == \
+        "--mixed_precision bf16 (not --mixed_precision bfloat16)"

@@ -154,7 +154,10 @@ def pydantic_lines(more, model=None):
             listed = [x for x in listed if _NAME.match(x)][:choices.MAX_ITEMS]
             if got is None or not listed:
                 continue
-            best = choices.closest(got, listed)
+            # choices.closest (difflib >= 0.75), else argedit's (>= 0.6: 'bf16' -> 'bfloat16', as its argparse edit)
+            from gpudoctor.explain.argedit import closest as _near
+
+            best = choices.closest(got, listed) or next(iter(_near(got, listed, 1)), None)
             shown = ", ".join("'%s'" % x for x in listed[:8]) + (", ..." if len(listed) > 8 else "")
             if best:
                 line = "%s: '%s' (the config key%s; the message refuses '%s' and accepts %s: '%s' is the one " \
@@ -242,6 +245,12 @@ _ENV_LIST = re.compile(r"`(?P<name>[A-Z][A-Z0-9_]{2,80})` environment variable c
 # torch/csrc/distributed/c10d/Utils.hpp getCvarBool / getCvarInt: TORCH_CHECK(false, "Invalid value for environment
 # variable: " + name): a flag takes y, yes, 1, t, true / n, no, 0, f, false (any case); an int std::stoi's digits
 _ENV_CVAR = re.compile(r"Invalid value for environment variable: (?P<name>[A-Z][A-Z0-9_]{2,80})\b")
+# NCCL src/misc/param.cc ncclLoadParam: 'INFO(NCCL_ALL, "Invalid value %s for %s, using default %lld.", ...)' when
+# strtoll sets errno (2.28.9 on the H200: 99999999999999999999 for NCCL_MIN_NCHANNELS; a word such as 4MB is read
+# as its leading number, 'NCCL_BUFFSIZE set by environment to 4.'); https://github.com/NVIDIA/nccl/blob/master/src/
+# misc/param.cc
+_NCCL_PARAM = re.compile(r"Invalid value (?P<value>[^\s]{1,80}) for (?P<name>NCCL_[A-Z0-9_]{2,80}), using default "
+                         r"(?P<deft>-?\d{1,20})\.")
 _TRUE = {"true", "yes", "on", "y", "t", "enable", "enabled"}
 _FALSE = {"false", "no", "off", "n", "f", "disable", "disabled"}
 
@@ -272,6 +281,13 @@ def env_line(text):
         return ("export %s=%s (the environment variable is none of %s on x86-64 (lower case); torch ignored '%s'%s)"
                 % (name, best or ok[0], ", ".join(ok), v, "; '%s' is the one closest to it" % best if best else
                    ", or unset it"))
+    m = _NCCL_PARAM.search(text)
+    if m:
+        name, v, d = m.group("name"), m.group("value"), m.group("deft")
+        shown = "'%s'" % v if _NAME.match(v) else "its value"
+        return ("unset %s, or give it a decimal integer within int64 (NCCL read %s as no number it can hold and "
+                "used its default %s%s)" % (name, shown, d, ", the value NCCL chooses itself" if d.startswith("-")
+                                            else ""))
     m = _ENV_CVAR.search(text)
     if m:
         name = m.group("name")
@@ -283,7 +299,7 @@ def env_line(text):
 def fill_notes(notes):
     """The edit of torch.env_value_ignored's warning notes (analyze.analyze's notes)."""
     for n in notes:
-        if n.get("id") == "torch.env_value_ignored":
+        if n.get("id") == "torch.env_value_ignored" or "using default" in (n.get("text") or ""):
             line = env_line(n.get("text"))
             if line:
                 n["fix"] = line
@@ -317,9 +333,14 @@ def fill(scan, findings):
         if not new:
             line = range_line(msg) or env_line(msg)
             new = [line] if line else []
-            if line and line.startswith("export "):  # the generated site's placeholder 'export <NAME>=1 (or 0)'
+            if line and line.startswith("export "):
                 name = line.split("=", 1)[0][len("export "):]
+                # the generated site's placeholder 'export <NAME>=1 (or 0), or unset it' gets the name; a fix that
+                # already names the variable is the entry's own, more exact one (TORCH_NCCL_ASYNC_ERROR_HANDLING is
+                # an integer 0-3, not a flag: nccl.config), and stays alone
                 fixes[:] = [x.replace("<NAME>", name) for x in fixes]
+                if any(name + "=" in x for x in fixes):
+                    new = []
         if new:
             for line in reversed(new):
                 fixes.insert(0, line)
