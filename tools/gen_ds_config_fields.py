@@ -73,21 +73,13 @@ def sources_of_dist(path):
     return sorted(out), version
 
 
-def _name(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
 def _const(node):
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def _field_info(value):
     """(alias, new_param) of a `Field(...)` call, else (None, None)."""
-    if not (isinstance(value, ast.Call) and _name(value.func) == "Field"):
+    if not (isinstance(value, ast.Call) and knowgen.ast_name(value.func) == "Field"):
         return None, None
     alias = new = None
     for kw in value.keywords:
@@ -122,9 +114,9 @@ def read_classes(sources):
                     if new is not None:
                         deprecated[st.target.id] = new
                     # the names in its annotation (Optional[DeepSpeedZeroOffloadOptimizerConfig]): a nested section
-                    types[st.target.id] = sorted({_name(n) for n in ast.walk(st.annotation) if _name(n)})
-            classes.setdefault(node.name, {"bases": [b for b in map(_name, node.bases) if b], "fields": fields,
-                                           "deprecated": deprecated, "types": types, "file": path})
+                    types[st.target.id] = sorted(filter(None, map(knowgen.ast_name, ast.walk(st.annotation))))
+            classes.setdefault(node.name, {"bases": [b for b in map(knowgen.ast_name, node.bases) if b],
+                                           "fields": fields, "deprecated": deprecated, "types": types, "file": path})
     return classes
 
 

@@ -50,14 +50,6 @@ def versions(site):
     return out
 
 
-def _base_name(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
 def _classes(tree):
     """Every class definition of a module, nested ones too."""
     for node in ast.walk(tree):
@@ -105,7 +97,7 @@ def read_package(root, pkg):
                 module = module[:-9]
             trees.append((module, tree))
             for c in _classes(tree):
-                bases.setdefault(c.name, set()).update(filter(None, map(_base_name, c.bases)))
+                bases.setdefault(c.name, set()).update(filter(None, map(knowgen.ast_name, c.bases)))
     enums = set(ENUM_BASES)
     while True:  # classes of the package deriving from an Enum type (ExplicitEnum, then its subclasses)
         more = {n for n, b in bases.items() if n not in enums and b & enums}
@@ -114,7 +106,7 @@ def read_package(root, pkg):
         enums |= more
     for module, tree in trees:
         for c in _classes(tree):
-            if c.name in ENUM_BASES or not (set(filter(None, map(_base_name, c.bases))) & enums):
+            if c.name in ENUM_BASES or not (set(filter(None, map(knowgen.ast_name, c.bases))) & enums):
                 continue
             members = _members(c)
             if members and c.name not in found:

@@ -483,6 +483,15 @@ def give_fix(site, fixes, text):
         site["means"], site["fix"] = fix[0], list(fix[1])
 
 
+def ast_name(node):
+    """The name an ast Name or Attribute node ends in (`Enum`, `pydantic.Field` -> `Field`), else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
 def header(source, version, generator, note=""):
     return {"source": source, "version": version, "generator": generator,
             "date": datetime.date.today().isoformat(),

@@ -139,23 +139,25 @@ def parse_pid_stat(text):
         return None
 
 
-def parse_ppid(text):
-    """The parent pid from /proc/PID/status ("PPid:\t1504"), or None."""
+def _status_number(text, key):
+    """The first number after ``key`` ("PPid:", "Uid:") in /proc/PID/status, or None (proc(5),
+    https://man7.org/linux/man-pages/man5/proc_pid_status.5.html)."""
     for line in (text or "").splitlines():
-        if line.startswith("PPid:"):
+        if line.startswith(key):
             f = line.split()
             return int(f[1]) if len(f) > 1 and f[1].isdigit() else None
     return None
+
+
+def parse_ppid(text):
+    """The parent pid from /proc/PID/status ("PPid:\t1504"), or None."""
+    return _status_number(text, "PPid:")
 
 
 def parse_uid(text):
     """The real uid from /proc/PID/status ("Uid:\t1000\t1000\t1000\t1000": real, effective, saved set and
-    filesystem uid, proc(5) https://man7.org/linux/man-pages/man5/proc_pid_status.5.html), or None."""
-    for line in (text or "").splitlines():
-        if line.startswith("Uid:"):
-            f = line.split()
-            return int(f[1]) if len(f) > 1 and f[1].isdigit() else None
-    return None
+    filesystem uid), or None."""
+    return _status_number(text, "Uid:")
 
 
 def user_name(uid):
