@@ -94,7 +94,7 @@ def test_env_line_reads_each_torch_site():
 def test_argparse_and_omegaconf_and_compile_mode_keep_the_earlier_readers_edit():
     # argedit.py and choices.py answer these already; valuedomain adds nothing in front of them
     assert _first_fixes("argparse_invalid_choice.txt")[1][0] == "--precision bf16 (not --precision bf61)"
-    assert _first_fixes("omegaconf_enum.txt")[1][0].startswith("use 'BF16' where")
+    assert _first_fixes("omegaconf_enum.txt")[1][1].startswith("use 'BF16' where")  # (after valuedomain's key=value)
     assert _first_fixes("torch_compile_mode.txt")[1][0].startswith("mode='max-autotune'")
 
 
@@ -171,3 +171,26 @@ def test_argparse_dtype_abbreviations_stay_argedits():
     assert _first_fixes("argparse_dtype_bf16.txt")[1][0] == "--dtype bfloat16 (not --dtype bf16)"
     assert _first_fixes("argparse_mixed_precision_bfloat16.txt")[1][0] == \
         "--mixed_precision bf16 (not --mixed_precision bfloat16)"
+
+
+@pytest.mark.parametrize("name,want", [
+    ("omegaconf_enum.txt", "trainer.precision=BF16 (the config key; OmegaConf's enum takes BF16, FP16, not 'BF61': "
+                           "'BF16' is the one closest to it)"),
+    ("omegaconf_int.txt", "trainer.max_epochs=<integer> (the config key; OmegaConf's Integer node takes an integer "
+                          "and could not convert 'ten')"),
+    # an override 1e3 is YAML 1.1's float 1000.0: the integer it means
+    ("omegaconf_int_sci.txt", "trainer.max_epochs=1000 (the config key; OmegaConf's Integer node takes an integer and "
+                              "could not convert '1000.0')"),
+    ("omegaconf_bool.txt", "trainer.fp16=true (or false) (the config key; OmegaConf's bool takes true/false, yes/no, "
+                           "on/off, y/n or an integer, not 'maybe')"),
+])
+def test_omegaconf_node_refusals_become_the_key_override(name, want):
+    root, fixes = _first_fixes(name)
+    assert root["id"] == "omegaconf.structured"
+    assert fixes[0] == want
+
+
+def test_omegaconf_line_needs_the_full_key_and_a_plain_value():
+    assert valuedomain.omegaconf_line("Value 'x' is not a valid bool (type str)", "reference_type=T") is None
+    line = valuedomain.omegaconf_line("Value '$(touch M)' is not a valid bool (type str)", "    full_key: a.b")
+    assert line.startswith("a.b=true") and "touch" not in line

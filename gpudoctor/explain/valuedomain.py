@@ -305,6 +305,55 @@ def fill_notes(notes):
                 n["fix"] = line
 
 
+# OmegaConf's node validation (omegaconf/nodes.py, 2.4.0: IntegerNode / FloatNode / PathNode "Value '$VALUE' of type
+# '$VALUE_TYPE' could not be converted to Integer", BooleanNode "Value '$VALUE' is not a valid bool (type
+# $VALUE_TYPE)", EnumNode "Invalid value '$VALUE', expected one of [$OPTIONS]"), and the key format_and_raise prints
+# under it (omegaconf/_utils.py: "    full_key: $FULL_KEY"); https://github.com/omry/omegaconf/blob/master/omegaconf/
+# nodes.py
+_OC_CONVERT = re.compile(r"^Value '(?P<v>[^'\n]{0,80})' of type '\w{1,40}' could not be converted to "
+                         r"(?P<t>Integer|Float)$")
+_OC_BOOL = re.compile(r"^Value '(?P<v>[^'\n]{0,80})' is not a valid bool \(type \w{1,40}\)$")
+_OC_ENUM = re.compile(r"^Invalid value '(?P<v>[^'\n]{0,80})', expected one of \[(?P<opts>[^\]\n]{1,400})\]$")
+_OC_KEY = re.compile(r"(?m)^\s{0,8}full_key: (?P<k>[\w.\[\]-]{1,120})$")
+
+
+def omegaconf_line(body, more):
+    """The override of an OmegaConf key whose value its node refused (key=value, as Hydra's command line and a YAML
+    file write it), or None."""
+    k = _OC_KEY.search((more or "")[:MAX_MORE])
+    if not k or not _NAME.match(k.group("k")):
+        return None
+    key = k.group("k")
+    m = _OC_CONVERT.match(body)
+    if m:
+        v, want = m.group("v"), "an integer" if m.group("t") == "Integer" else "a number"
+        near = None
+        try:
+            x = float(v)
+            near = _fmt(x) if m.group("t") == "Float" or x == int(x) else None
+        except ValueError:
+            pass
+        shown = "'%s'" % v if _NAME.match(v) else "the value given"
+        return ("%s=%s (the config key; OmegaConf's %s node takes %s and could not convert %s)"
+                % (key, near or "<%s>" % want.split(" ", 1)[1], m.group("t"), want, shown))
+    m = _OC_BOOL.match(body)
+    if m:
+        v = m.group("v")
+        return ("%s=true (or false) (the config key; OmegaConf's bool takes true/false, yes/no, on/off, y/n or an "
+                "integer, not %s)" % (key, "'%s'" % v if _NAME.match(v) else "the value given"))
+    m = _OC_ENUM.match(body)
+    if m:
+        v = m.group("v")
+        opts = [x.strip() for x in m.group("opts").split(",") if _NAME.match(x.strip())][:choices.MAX_ITEMS]
+        if not opts or not _NAME.match(v):
+            return None
+        best = choices.closest(v, opts)
+        return ("%s=%s (the config key; OmegaConf's enum takes %s%s)"
+                % (key, best or opts[0], ", ".join(opts[:8]), ", not '%s'" % v + (": '%s' is the one closest to it"
+                                                                                    % best if best else "")))
+    return None
+
+
 _MODEL = re.compile(r"^\d{1,4} validation errors? for (\w{1,80})")
 
 
@@ -326,6 +375,10 @@ def fill(scan, findings):
         new = []
         body = msg.split(": ", 1)[-1] if tb else msg
         m = _MODEL.match(body)
+        if tb and tb.get("more") and "full_key: " in tb["more"]:
+            line = omegaconf_line(body, tb["more"])
+            if line:
+                new = [line]
         if tb and m and tb.get("more"):
             # a line an earlier reader wrote for the same key stays (dsconfig.py's closest DeepSpeed key)
             new = [x for x in pydantic_lines(tb["more"], m.group(1))
