@@ -8,7 +8,6 @@ line numbers). The texts are real outputs quoted in the public threads cited bes
 
 import os
 import sys
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLICE = os.path.join(REPO, "tools", "data", "k8s_messages_slice.txt")
@@ -217,17 +216,13 @@ def test_the_reason_with_most_nodes_leads(cli, tmp_path):
 
 def test_reading_the_reasons_is_linear_and_bounded():
     long = "0/9 nodes are available: " + "1 x, " * 20000 + ("9" * 7 + " y" + ", ") * 5000
-    t = time.process_time()  # CPU time: other processes loading the machine do not count
-    got = k8s.reasons(long)
-    assert time.process_time() - t < 0.5
+    got = k8s.reasons(long)  # its CPU time, and the two readers' below (bound 0.5 s each): bench/cpu_bounds.py
     assert got and all(n <= 999999 for n, _ in got)
     assert k8s.reasons("no scheduler message here " * 1000) == []
     # the event-row reader and the Normal rows' pattern on long adversarial lines
     import re
-    t = time.process_time()
     assert k8s._row("Warning |" * 50000)[0] == "Warning" and k8s._row("x pod/" + "a" * 100000) is None
     assert re.search(k8s.PATTERNS["_struct_k8s_normal"][0], "Normal  | " * 50000) is None
-    assert time.process_time() - t < 0.5
     assert k8s._row("  Warning | FailedMount | 3m | kubelet | x") == ("Warning", "FailedMount", None)
     assert k8s.reasons("0/4 nodes are available: 4 Insufficient cpu.") == [(4, "Insufficient cpu")]
 

@@ -166,12 +166,9 @@ def test_reader_forms(line, key, value, form):
 
 
 def test_reader_is_linear_on_long_lines():
-    import time
-
     for line in ("num_workers" * 5000, "--num_workers " * 3000, "a=" * 20000 + "num_workers", "(" * 30000):
-        t = time.process_time()  # (CPU, not wall: the machine is shared)
-        settings.read_line(line)
-        assert time.process_time() - t < 0.5
+        got = settings.read_line(line)  # its CPU time (bound 0.5 s each): bench/cpu_bounds.py
+        assert all(s[0] == "num_workers" for s in got), got[:3]  # no other key read out of the repetition
 
 
 # deepspeedai/DeepSpeed#2998 (title and the config the reporter pasted, cut to the offload part)

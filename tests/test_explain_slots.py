@@ -74,15 +74,12 @@ def test_a_hostile_value_is_one_quoted_word_in_the_command(value, shown):
 
 
 def test_ten_kilobytes_of_value_falls_back_and_stays_fast():
-    import time
-
     line = "srun: error: Node failure on " + "A" * 10240
-    t = time.process_time()  # CPU time: the other processes of a loaded machine do not count
+    # its CPU time (bound 0.5 s): bench/cpu_bounds.py
     assert slots.fill(NODE, line)[1][0] == "sinfo -R -n <node>"
     # the literal runs are looked up, never backtracked over: the worst line a site can hold is linear
     many = {"text": "a %s b %s c %s d %s e", "means": "m", "fix": ["{%4|w}"]}
     assert slots.fill(many, ("a " + "b " * 4000))[1] == ["w"]
-    assert time.process_time() - t < 0.5
 
 
 def _line_of(site, name):

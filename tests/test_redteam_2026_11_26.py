@@ -221,16 +221,12 @@ def test_collect_envs_could_not_collect_is_no_error(cli, tmp_path):
 def test_hangs_nccl_prefix_is_linear_in_a_long_line():
     """hang.summarize_tail searches NCCL's prefix in every line of each input's last 32 KiB: inside a
     long run of name characters [\\w.-]{0,63} stepped back 63 characters at every byte (10 ms a
-    32 KiB line, 6 s of a 500-file folder). CPU time, as tests/test_explain_time.py measures."""
-    import time
-
+    32 KiB line, 6 s of a 500-file folder). Its CPU time on a 1 MiB line: bench/cpu_bounds.py."""
     from gpudoctor.explain import hang
 
     long = "x" * (1 << 20)
     for rx in (hang._NCCL_PREFIX, hang._NCCL_PREFIX_ID):
-        t = time.process_time()
-        assert rx.search(long) is None
-        assert time.process_time() - t < 0.1, rx.pattern  # was 0.3 s
+        assert rx.search(long) is None  # its CPU time: bench/cpu_bounds.py (was 0.3 s, bound 0.1 s each)
     for line in ("node1:1:2 [0] NCCL INFO x", ":22901:22901 [0] NCCL INFO", "[rank0]:node-1.a:1:2 [3] NCCL WARN y",
                  "0: gpu01:9:9 [0] NCCL INFO Init COMPLETE"):
         assert hang._NCCL_PREFIX.search(line), line

@@ -19,7 +19,6 @@ a caught traceback or a c10d retry before 'Training completed.', torch 2.5.1 tol
 their authors fixed them in the round and made them plain tests.
 """
 
-import time
 
 import pytest
 
@@ -137,24 +136,17 @@ def test_a_logged_traceback_before_training_completed_is_not_the_root(cli, tmp_p
 
 
 def test_the_new_readers_stay_fast_on_a_flood_of_their_own_lines(cli, tmp_path):
-    """Each reader of this round on 300 distinct lines of its own shape: bounded CPU time (this process's,
-    so other load does not count; 0.1-0.4 s each on the 2-core VM)."""
+    """Each reader of this round on 300 distinct lines of its own shape answers. Its CPU time (0.1-0.4 s each on
+    the 2-core VM) is held against a bound by bench/cpu_bounds.py, not here: a timed assertion failed under load
+    (3.10 s against a bound of 3 in session 30's clean-clone CI with a scoring run beside it)."""
     shapes = [
         "NVRM: Xid (PCI:0000:%02x:00): %d, pid=1, name=python, x\n",
         "connect() to 172.17.%d.%d failed: No route to host (113)\n",
         "[h:%d] PMIX ERROR: UNREACHABLE in file server/pmix_server.c at line %d\n",
     ]
-    # the knowledge is loaded once before the clock starts: the bound is the readers' work on the flood, not the
-    # first load (a clean-clone CI at load ~9 measured 3.01 s for the first shape, load included; 0.1-0.4 s warm)
-    explain_paste(cli, tmp_path, shapes[0] % (1, 1), rcs=(0, 1))
     for shape in shapes:
         text = "".join(shape % (i % 256, i) for i in range(300))
-        t = time.process_time()
         rc, doc = explain_paste(cli, tmp_path, text, rcs=(0, 1))
-        # a guard against a pathological (quadratic) reader, not a speed measurement (bench/ does that): 3 s failed
-        # at 3.10 s on the PMIX flood in session 30's final clean-clone CI with a scoring run beside it (0.8 s alone,
-        # the start commit 1.9 s), so the bound is 10x the warm figures
-        assert time.process_time() - t < 10, shape
         assert doc["findings"], shape
 
 

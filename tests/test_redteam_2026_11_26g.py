@@ -137,10 +137,11 @@ def test_redacting_a_shell_quoted_line_keeps_its_quoting(tmp_path):
 def test_redact_is_linear_on_crafted_strings():
     shapes = ["HF_TOKEN=x " * 6000, ("a_" * 40 + "key=") * 800, "://" + "a:" * 30000, "Bearer " * 10000,
               "eyJ" + "a" * 1990 + ".eyJ" + "b" * 3990 + "." + "c" * 60000, "--" + "-password " * 8000]
-    t0 = time.process_time()
-    for s in shapes:
-        redact(s)
-    assert time.process_time() - t0 < 1.0
+    for s in shapes:  # its CPU time (bound 1 s for all): bench/cpu_bounds.py
+        out = redact(s)
+        assert out == s or "REDACTED" in out, s[:40]  # left as it is or redacted, never cut
+    # the first 64 KiB's values are redacted (5,957 of the 6,000: the last 43 are past 65,536 characters, kept)
+    assert redact(shapes[0]).split(" ")[:5000] == ["HF_TOKEN=REDACTED"] * 5000
 
 
 def test_key_lines_without_told_words_cost_what_near_misses_cost(kb):

@@ -1,7 +1,6 @@
 """Red team 2026-11-28i (session 30): findings fixed at their root; each case fails on 085cb5f
 (docs/security.md 100.)."""
 
-import time
 
 import pytest
 
@@ -36,9 +35,8 @@ def test_the_same_commands_without_a_password_are_kept(line):
 def test_the_new_readings_are_linear_on_a_hostile_line():
     for s in ("htpasswd -b " * 6000, "htpasswd" + " a" * 32000, "zip " * 16000, "7z " * 16000,
               "openssl " * 8000 + "-k"):
-        t = time.process_time()
-        redact(s)
-        assert time.process_time() - t < 3.0, s[:40]
+        out = redact(s)  # its CPU time (bound 3 s each): bench/cpu_bounds.py
+        assert out == s or MARK in out, s[:40]  # left as it is or redacted, never cut
 
 
 # --- plan: a value cut from a word that holds unknowns (docs/security.md 101.)
