@@ -194,3 +194,30 @@ def test_omegaconf_line_needs_the_full_key_and_a_plain_value():
     assert valuedomain.omegaconf_line("Value 'x' is not a valid bool (type str)", "reference_type=T") is None
     line = valuedomain.omegaconf_line("Value '$(touch M)' is not a valid bool (type str)", "    full_key: a.b")
     assert line.startswith("a.b=true") and "touch" not in line
+
+
+def test_torch_logs_unknown_name_gets_the_registrys_closest():
+    root, fixes = _first_fixes("torch_logs_unknown.txt")
+    assert root["id"] == "torch.usage"
+    assert fixes[0].startswith("export TORCH_LOGS=recompiles (torch's logging registry accepts 'all' and 69 log")
+
+
+def test_torch_logs_keeps_verbosity_marks_and_module_names():
+    line = valuedomain.torch_logs_line("Invalid log settings: +dynamo,graph_break,torch._inductor.foo,-inductr, must "
+                                       "be a comma separated list of fully")
+    assert line.startswith("export TORCH_LOGS=+dynamo,graph_breaks,torch._inductor.foo,-inductor ")
+    assert valuedomain.torch_logs_line("Invalid log settings: $(touch M), must be a comma separated list") is None
+
+
+def test_torch_logs_table_regenerates_from_its_slice_and_matches_the_recorded_list(tmp_path):
+    out = tmp_path / "torch_logs.json"
+    subprocess.run([sys.executable, os.path.join(REPO, "tools", "gen_torch_logs.py"), "--registrations",
+                    os.path.join(REPO, "tools", "data", "torch_logs_registrations_slice.py.txt"), "--version", "2.13.0",
+                    "--date", "2026-11-29", "-o", str(out)], check=True)
+    with open_generated("torch_logs") as f:
+        committed = json.load(f)
+    assert json.loads(out.read_text()) == committed
+    # the names torch 2.13 printed as "Valid settings" in the recording are exactly the generated ones
+    with open(os.path.join(REC, "torch_logs_unknown.txt")) as f:
+        listed = f.read().split("Valid settings:\n")[1].split("\n")[0]
+    assert {x.strip() for x in listed.split(",")} == {"all", *committed["logs"], *committed["artifacts"]}

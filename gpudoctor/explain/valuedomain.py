@@ -354,6 +354,47 @@ def omegaconf_line(body, more):
     return None
 
 
+# torch/_logging/_internal.py _invalid_settings_err_msg: "Invalid log settings: {settings}, must be a comma separated
+# list of fully\nqualified module names, registered log names or registered artifact names." then "Valid settings:" and
+# the names (one line of ~1,500 characters, past what a traceback's message keeps): the names come from torch's
+# registry instead (tools/gen_torch_logs.py -> generated/torch_logs.json)
+_TORCH_LOGS = re.compile(r"Invalid log settings: (?P<s>[^\n]{1,300}?), must be a comma separated list")
+
+
+def torch_logs_line(text):
+    """The TORCH_LOGS value with each name torch's registry does not know replaced by the closest one it does, or
+    None."""
+    m = _TORCH_LOGS.search((text or "")[:MAX_MORE])
+    if not m:
+        return None
+    table = knowledge.generated_table("torch_logs")
+    valid = ["all"] + list(table.get("logs") or []) + list(table.get("artifacts") or [])
+    if len(valid) < 2:
+        return None
+    from gpudoctor.explain.argedit import closest as _near
+
+    out, bad = [], []
+    for tok in re.sub(r"\s+", "", m.group("s")).split(","):
+        pre = re.match(r"^[+-]{0,3}", tok).group(0)
+        name = tok[len(pre):]
+        if not name:
+            continue
+        if not _NAME.match(name):
+            return None
+        if name in valid or "." in name:  # (a fully qualified module name is accepted as it is)
+            out.append(tok)
+            continue
+        best = choices.closest(name, valid) or next(iter(_near(name, valid, 1)), None)
+        bad.append((name, best))
+        if best:
+            out.append(pre + best)
+    if not bad:
+        return None
+    said = "; ".join("'%s' is none of them%s" % (n, ", '%s' is the closest" % b if b else "") for n, b in bad)
+    return ("export TORCH_LOGS=%s (torch's logging registry accepts 'all' and %d log and artifact names: %s; "
+            "TORCH_LOGS=help lists them)" % (",".join(out) or "<names from TORCH_LOGS=help>", len(valid) - 1, said))
+
+
 _MODEL = re.compile(r"^\d{1,4} validation errors? for (\w{1,80})")
 
 
@@ -375,6 +416,10 @@ def fill(scan, findings):
         new = []
         body = msg.split(": ", 1)[-1] if tb else msg
         m = _MODEL.match(body)
+        if tb and tb.get("more") and "Invalid log settings: " in tb["more"]:
+            line = torch_logs_line(tb["more"])
+            if line:
+                new = [line]
         if tb and tb.get("more") and "full_key: " in tb["more"]:
             line = omegaconf_line(body, tb["more"])
             if line:
