@@ -44,6 +44,27 @@ BOUNDS = {
         (0.5, "tcpif.from_log on three 10-170 KB lines"),
     "tests/test_explain_settings.py::test_reader_is_linear_on_long_lines":
         (2.0, "settings.read_line on 4 long lines, 0.5 s each"),
+    "tests/test_explain_advice.py::test_a_1_mb_line_costs_little":
+        (5.0, "advice.find on a 1 MB line and explain_text of a 1 MB known error"),
+    "tests/test_explain_advice.py::test_a_stated_rule_is_its_own_kind_and_only_when_asked":
+        (1.0, "advice.find(rules=True) on 140 KB of near-matches (with the test's other small calls)"),
+    "tests/test_explain_docremedy20.py::test_matching_is_linear_in_the_line":
+        (0.5, "docremedy.sections_of on a key fragment repeated 2,000 times (was wall-clock)"),
+    "tests/test_explain_fixnamed.py::test_new_patterns_are_linear_on_long_lines":
+        (1.0, "famfix's _ENUM, _SONAME, _PING on a 560 KB line and its MAX_LINE cut"),
+    "tests/test_explain_rankev.py::test_patterns_are_linear_on_long_lines":
+        (2.0, "every rankev.FACTS regex and _frame on four 100 KB lines"),
+    "tests/test_explain_sshd_log.py::test_the_matchers_are_bounded_and_anchor_on_the_format":
+        (2.0, "sshd's message sites on a 40 KB line (was wall-clock)"),
+    "tests/test_explain_outcome.py::test_reading_a_tail_is_linear":
+        (1.5, "outcome.read_tail on three 32 KiB tails, 0.5 s each"),
+    "tests/test_explain_symptoms.py::test_the_words_patterns_stay_linear_on_long_lines":
+        (0.5, "the symptom words' patterns on a 4 KiB line (0.5 s a 50 patterns; fewer than 50 here)"),
+    "tests/test_redteam_2026_11_26f.py::test_a_launch_lines_words_stay_one_shell_word_in_its_fix":
+        (5.0, "explain_text of the launch lines with hostile payloads (the paste into bash after it not counted "
+              "before; counted here)"),
+    "tests/test_redteam_2026_11_26h.py::test_many_values_sharing_a_prefix_cost_no_more_than_the_check":
+        (10.0, "check --json on a 1 MB facts file of 500 values sharing a prefix (was wall-clock, 10 s)"),
 }
 
 

@@ -5,7 +5,6 @@ below them are the phrasings of the message sources (advice.py's doc cites each)
 
 import io
 import json
-import time
 
 import pytest
 
@@ -230,15 +229,12 @@ def test_a_quoted_clause_is_capped_and_free_of_control_characters():
 
 def test_a_1_mb_line_costs_little():
     line = "Please use " + "a, " * 300000 + "x " + "(((" * 50000 + " try " * 20000
-    t = time.process_time()
     assert [k for k, _ in advice.find(line)] == ["remedy"]
     # a known error on a 1 MB line: the advice comes from the part shown around the match, whole sentences only
     text = "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB. " + \
         "Please set GPUDOCTOR_X=1 and retry. " * 28000
     want = [['the message says: "Please set GPUDOCTOR_X=1 and retry."']]
-    root = root_of(explain.explain_text(text + "\n"))
-    spent = time.process_time() - t
-    assert spent < 5, spent
+    root = root_of(explain.explain_text(text + "\n"))  # its CPU time (bound 5 s with the line above): bench/cpu_bounds.py
     assert [c["fix"] for c in _advice(root)] == want, root["id"]
 
 
@@ -292,6 +288,4 @@ def test_a_stated_rule_is_its_own_kind_and_only_when_asked():
             "`accelerate.utils.MegatronLMDummyScheduler` instead.")
     assert [k for k, _ in advice.find(both, rules=True)] == ["rule", "remedy"]
     # bounded: a long sentence of near-matches ('only ... is' without the last word) stays linear
-    t0 = time.process_time()
-    advice.find(("only x " * 20000) + "is", rules=True)
-    assert time.process_time() - t0 < 1.0
+    assert advice.find(("only x " * 20000) + "is", rules=True) == []  # its CPU time (bound 1 s): bench/cpu_bounds.py

@@ -12,7 +12,6 @@ The error texts are public threads' (cited per case); the doc sections are the p
 import json
 import os
 import sys
-import time
 
 import pytest
 
@@ -184,9 +183,7 @@ def test_matching_is_linear_in_the_line():
     st = docremedy._table()
     key = next(iter(st["index"]))
     line = (key + " ") * 2000  # every position looks a fragment up and compares its words
-    t = time.perf_counter()
-    docremedy.sections_of(line)
-    assert time.perf_counter() - t < 0.5
+    assert docremedy.sections_of(line) == []  # a fragment repeated is no section; its time (0.5 s): bench/cpu_bounds.py
 
 
 @pytest.mark.parametrize("heading,style,want", [

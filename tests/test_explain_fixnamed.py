@@ -7,7 +7,6 @@ per test), never a held-out set's text.
 """
 
 import re
-import time
 
 from explainhelp import root_of
 
@@ -136,11 +135,8 @@ def test_exception_values_lead_the_fix():
 
 def test_new_patterns_are_linear_on_long_lines():
     line = "'" + "a" * 200000 + " is not a valid " + "lib" * 50000 + ".so" * 30000 + "Got: 1" * 30000
-    t = time.process_time()  # CPU time: the shared machine's load does not count
-    for rx in (famfix._ENUM, famfix._SONAME, famfix._PING):
-        rx.search(line[:famfix.MAX_LINE])
-        rx.search(line)
-    assert time.process_time() - t < 1.0
+    for rx in (famfix._ENUM, famfix._SONAME, famfix._PING):  # their CPU time (bound 1 s): bench/cpu_bounds.py
+        assert rx.search(line[:famfix.MAX_LINE]) is None and rx.search(line) is None, rx.pattern
     assert famfix._ping4("99999999999") is None and re.search(r"SSH-", famfix._ping4(str(int.from_bytes(b"SSH-", "little"))))
 
 

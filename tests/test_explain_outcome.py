@@ -6,7 +6,6 @@ torch's ProcessGroupNCCL warning lines from NVIDIA/nccl#1906 (https://github.com
 
 import io
 import os
-import time
 
 from gpudoctor import explain
 from gpudoctor.explain import outcome
@@ -136,9 +135,8 @@ def test_reading_a_tail_is_linear():
     # 32 KiB of one line of counters and words, and of many short ones: well under a second each
     for data in ((b"step 1 loss 2 " * 3000)[:1 << 15], (b"epoch 1 step 2 done 3%|| 1/2 [\n" * 1200)[:1 << 15],
                  (b"a" * (1 << 15))):
-        t = time.process_time()
-        out = outcome.read_tail("<t>", data.count(b"\n") + 1, data)
-        assert time.process_time() - t < 0.5 and out["last"] >= out["first"] - 1
+        out = outcome.read_tail("<t>", data.count(b"\n") + 1, data)  # CPU time (bound 0.5 s each): bench/cpu_bounds.py
+        assert out["last"] >= out["first"] - 1
     # scan keeps an input's last 32 KiB: its first line may be the end of a longer one (not read), the line that
     # starts the last 400 is whole (read)
     body = b"".join(b"step %d loss 0.5\n" % i for i in range(1000))

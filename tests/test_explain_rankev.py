@@ -11,7 +11,6 @@ development data), read from that file by id."""
 
 import json
 import os
-import time
 
 import pytest
 from explainhelp import fixes, root_of
@@ -193,14 +192,12 @@ def test_patterns_are_linear_on_long_lines(kb):
 
     bad = ["[" + "1, " * 33000 + "x", "#1 " + "a" * 100000, "Watchdog caught collective operation timeout: "
            "WorkNCCL(SeqNum=" + "9" * 100000, "File \"" + "/" * 100000]
-    start = time.process_time()
-    for rx in rankev.FACTS.values():
+    for rx in rankev.FACTS.values():  # their CPU time (bound 2 s): bench/cpu_bounds.py
         r = re.compile(rx)
         for line in bad:
-            r.search(line)
+            assert r.search(line) is None, (rx, line[:40])
     for line in bad:
-        rankev._frame(line)
-    assert time.process_time() - start < 2.0
+        assert rankev._frame(line) is None, line[:40]
 
 
 def test_the_same_number_in_two_process_groups_is_no_mismatch(kb):

@@ -64,12 +64,9 @@ def test_the_matchers_are_bounded_and_anchor_on_the_format():
     assert rx.search("Nov 27 sshd[77]: ROOT LOGIN REFUSED FROM 10.0.0.5 port 40022 [preauth]")
     assert not rx.search("ROOT LOGIN REFUSED FROM 10.0.0.5 port x")
     # a long adversarial line ends quickly (every conversion is a bounded group)
-    import time
     line = "User " + "a " * 20000 + " from"
-    t = time.monotonic()
-    for _s, r in clidocs._SSHD_SITES:
-        r.search(line)
-    assert time.monotonic() - t < 2.0
+    for _s, r in clidocs._SSHD_SITES:  # their time (bound 2 s, was wall-clock): bench/cpu_bounds.py
+        assert r.search(line) is None, r.pattern
 
 
 def test_regenerates_from_the_recorded_formats(tmp_path):

@@ -92,7 +92,7 @@ def _launch_texts(payload):
 
 @pytest.mark.skipif(BASH is None, reason="no bash")
 def test_a_launch_lines_words_stay_one_shell_word_in_its_fix(tmp_path):
-    lines, cpu0 = [], time.process_time()
+    lines = []  # the loop's CPU time (bound 5 s): bench/cpu_bounds.py
     for payload in PAYLOADS:
         for eid, text in _launch_texts(payload):
             doc = explain_text(text)
@@ -103,7 +103,6 @@ def test_a_launch_lines_words_stay_one_shell_word_in_its_fix(tmp_path):
             word = sh("/o/%s/torchrun" % payload) if eid == "slurm.launcher_times_tasks" else sh(payload)
             assert any(word in x for x in mine), (word, mine)  # ... as one quoted word
             lines += fixes + [c for x in fixes for c in _commands(x)]
-    assert time.process_time() - cpu0 < 5
     assert paste(lines, tmp_path) == []
     assert len(lines) > 40
     # the harness sees the commands as they were printed before (the words bare)

@@ -103,13 +103,9 @@ def test_the_text_report_never_breaks_a_quoted_word_over_two_lines(tmp_path):
 def test_many_values_sharing_a_prefix_cost_no_more_than_the_check(tmp_path):
     # 500 values 'aaa...a;' of growing length: the alternation tried each at every character of a description naming
     # a 4000-character value (HEAD 0499c5d: 21 s of CPU for this 1 MB facts file, 0.7 s now on the same VM)
-    import time
-
     more = {"NCCL_X%d" % i: "a" * (3 + 8 * i) + ";" for i in range(500)}
     n1 = _node("n1", {"NCCL_SOCKET_IFNAME": "a" * 4000}, more)
-    t = time.monotonic()
-    doc = json.loads(_check(tmp_path, n1, _node("n2", {"NCCL_SOCKET_IFNAME": "eth0"}), "--json"))
-    assert time.monotonic() - t < 10
+    doc = json.loads(_check(tmp_path, n1, _node("n2", {"NCCL_SOCKET_IFNAME": "eth0"}), "--json"))  # time: bench/cpu_bounds.py
     assert any("a" * 4000 in s for s in _descriptions(doc))
 
 
