@@ -65,6 +65,14 @@ BOUNDS = {
               "before; counted here)"),
     "tests/test_redteam_2026_11_26h.py::test_many_values_sharing_a_prefix_cost_no_more_than_the_check":
         (10.0, "check --json on a 1 MB facts file of 500 values sharing a prefix (was wall-clock, 10 s)"),
+    "tests/test_explain_oci.py::test_the_matchers_stay_linear_on_lines_full_of_runtime_prefixes":
+        (4.0, "the 2,600 container-runtime message patterns on three lines of their prefixes"),
+    "tests/test_explain_hostprog.py::test_matchers_are_linear_on_long_lines":
+        (2.0, "the host programs' message sites on a 20 KB line of near-misses"),
+    "tests/test_explain_meaning.py::test_classes_are_linear_time":
+        (1.0, "meaning.classes, 5 times on 12 adversarial lines"),
+    "tests/test_explain_words2.py::test_new_classes_are_linear_time":
+        (1.0, "meaning.classes, 5 times on 10 adversarial lines of the newer classes"),
 }
 
 

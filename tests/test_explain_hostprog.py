@@ -111,14 +111,10 @@ def test_catalog_numbers_count_obsolete_entries():
 
 def test_matchers_are_linear_on_long_lines():
     full = knowgen.committed("host_messages")
-    import time
-
     line = "OMP: Error #15: " + "Initializing a, but found " * 400 + "\n" + "'%s' " * 2000
-    t = time.process_time()  # CPU time: other processes loading the machine do not count
-    for s in full["sites"]:
+    for s in full["sites"]:  # their CPU time (bound 2 s): bench/cpu_bounds.py
         if s.get("re"):
-            re.search(s["re"], line)
-    assert time.process_time() - t < 2.0
+            assert re.search(s["re"], line) is None, s["re"]  # near-misses, no message
 
 
 def test_real_texts(cli, tmp_path):

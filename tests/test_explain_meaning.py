@@ -5,7 +5,6 @@ paraphrase sets (bench/data/symptom_paraphrases*.jsonl) were written here from t
 
 import json
 import os
-import time
 
 import pytest
 
@@ -131,11 +130,10 @@ def test_classes_are_linear_time():
     lines = ["same " * 200, "gpu 0 " * 200, "all of the " * 150, "not " * 300, "卡" * 600, "a " * 300 + "slow",
              "the same data the same order " * 40, "only one " * 150, "1 gpu 2 gpus 850 samples/s " * 25,
              "12.5% " * 100, "gpus 1, 2, " * 60, "how " + "a " * 290 + "?"]
-    t0 = time.process_time()
-    for s in lines:
+    for s in lines:  # their CPU time (bound 1 s): bench/cpu_bounds.py
         for _ in range(5):
-            meaning.classes(s)
-    assert time.process_time() - t0 < 1.0
+            got = meaning.classes(s)
+            assert got is None or (isinstance(got["idx"], list) and isinstance(got["figs"], list)), (s[:20], got)
 
 
 def _score(kb, path):

@@ -4,7 +4,6 @@ each; the paraphrase sets (bench/data/symptom_paraphrases4*.jsonl) were written 
 
 import json
 import os
-import time
 
 import pytest
 
@@ -118,8 +117,7 @@ def test_paraphrase_sets_floor(kb):
 def test_new_classes_are_linear_time():
     lines = ["runs " * 150, "not " * 150 + "x", "stays " * 150, "the job " * 100, "grows " * 100 + "x",
              "print the same " * 50, "no error " * 80, "is 1.0 at every " * 40, "一直在 " * 150, "zero3 save empty " * 40]
-    t0 = time.process_time()
-    for s in lines:
+    for s in lines:  # their CPU time (bound 1 s): bench/cpu_bounds.py
         for _ in range(5):
-            meaning.classes(s)
-    assert time.process_time() - t0 < 1.0
+            got = meaning.classes(s)
+            assert got is None or (isinstance(got["idx"], list) and isinstance(got["figs"], list)), (s[:20], got)
