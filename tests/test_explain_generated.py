@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -133,12 +132,9 @@ def test_every_generated_matcher_is_bounded_and_linear(kb):
         assert min(len(n) for n in p.needles_b) >= 4, p.site["id"]
     # and in practice: every one over adversarial lines (near-misses of the commonest literals)
     line = ("Cuda failure " + " " * 20 + "CUDA error: " + "NET/IB : " + "Error while " + "x" * 40 + " (size ") * 60
-    for p in pats:  # compiled first: the bound is on matching (18k patterns took ~2.4 s CPU to compile, ~1.8 s to run)
-        p.regex
-    t = time.process_time()  # CPU time: other processes loading the machine do not count
-    for p in pats:
-        p.regex.search(line)
-    assert time.process_time() - t < 5
+    # none of them matches the near-misses; the CPU time of the whole test (the parse, ~2.4 s to compile the 29k
+    # patterns, ~1.8 s to run them: bounded 5 s here before) is held by bench/cpu_bounds.py
+    assert not [p.site["id"] for p in pats if p.regex.search(line)]
 
 
 def test_every_site_family_is_an_entry_and_sources_are_recorded(kb):
