@@ -473,3 +473,21 @@ def test_what_a_wrapper_prints_keeps_no_quoted_password(line):
     from gpudoctor.collector.python_env import _no_values
 
     assert "w0rd" not in _no_values(line), _no_values(line)
+
+
+# 113.: RAR's password switch is 7-Zip's glued form (rar.txt, RARLAB: "-p[password] Set password", "-hp[password]
+# Encrypt both file data and headers"); `rar a -pX` and `unrar x -pX` were quoted in clear
+@pytest.mark.parametrize("line", ["rar a -phunter2x a.rar f", "unrar x -phunter2x a.rar", "rar a -hphunter2x a.rar f",
+                                  "/usr/bin/unrar x '-phunter 2x' a.rar"])
+def test_a_rar_password_is_redacted(line):
+    from gpudoctor.explain.redact import MARK, redact
+
+    out = redact(line)
+    assert "hunter" not in out and MARK in out, out
+
+
+@pytest.mark.parametrize("line", ["unrar x -p- a.rar", "rar a -p a.rar f", "unrar x -p$RAR_PASS a.rar"])
+def test_rar_lines_without_a_password_are_kept(line):
+    from gpudoctor.explain.redact import redact
+
+    assert redact(line) == line

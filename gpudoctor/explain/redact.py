@@ -37,7 +37,7 @@ _SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additi
 _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
             "xox", "sk-", "eyj", "://", "mysql", "mariadb", "login", "curl", "aiza", "hooks.slack", "webhook",
             "telegram.org/", "/hook/", "/hooks/", "sudo", "kinit", "redis-cli", "ldap", "smb", "rpcclient", "mongo",
-            "zip", "7z", "openssl")
+            "zip", "7z", "openssl", "rar")
 
 # a name, its operator, its value (a quoted string or a run up to a separator); the name is read whole from a
 # non-word character so that no split of it is tried twice
@@ -209,6 +209,9 @@ _OPERAND_SECRETS = tuple(re.compile(r"(?<![\w.-])" + rx) for rx in (
     r"(?:zip|unzip|zipcloak|funzip)(?=[ \t])[^\n;|&]{0,300}?[ \t]['\"]?-[A-Za-z]{0,8}?P(?:[ \t]{1,4}['\"]?"
     r"|(?=[^\s'\"`]))" + _OPVAL,
     r"(?:7z|7za|7zr|7zz)(?=[ \t])[^\n;|&]{0,300}?[ \t](?P<q>['\"])?-p(?=[^\s'\"`])" + _QVAL,
+    # (red team 2026-11-29, 113.) RAR's `-pX` and `-hpX` (rar.txt, https://www.rarlab.com/: "-p[password] Set
+    # password", "-hp[password] Encrypt both file data and headers"; `-p-` asks for none)
+    r"(?:rar|unrar)(?=[ \t])[^\n;|&]{0,300}?[ \t](?P<q>['\"])?-h?p(?=[^\s'\"`-])" + _QVAL,
     r"openssl(?=[ \t])[^\n;|&]{0,300}?[ \t]-k(?:[ \t]{1,4}['\"]?|=)" + _OPVAL))
 # htpasswd's batch mode takes the password as its last operand (htpasswd(1),
 # https://httpd.apache.org/docs/2.4/programs/htpasswd.html: "htpasswd -b [...] passwdfile username password",
@@ -217,7 +220,7 @@ _OPERAND_SECRETS = tuple(re.compile(r"(?<![\w.-])" + rx) for rx in (
 _HTPASSWD = re.compile(r"(?<![\w.-])htpasswd(?P<mid>(?:[ \t]{1,4}[^\s;|&<>]{1,256}){1,12}?)[ \t]{1,4}['\"]?"
                        + _OPVAL + r"""['"]?(?:[ \t]{1,4}[0-9]?>{1,2}&?[ \t]{0,4}[^\s;|&<>]{1,256}){0,2}[ \t]{0,8}"""
                        r"(?=[\n;|&)]|$)")
-_OPERAND_NEEDLES = ("pass:", "redis-cli", "ldap", "smb", "rpcclient", "az ", "mongo", "zip", "7z", "openssl")
+_OPERAND_NEEDLES = ("pass:", "redis-cli", "ldap", "smb", "rpcclient", "az ", "mongo", "zip", "7z", "openssl", "rar")
 _CMD_NEEDLES = ("mysql", "mariadb", "sshpass", "login", "curl")
 
 
