@@ -834,7 +834,7 @@ def watch_target(facts, config):
             "the processes watched belong to %d users (%s): several jobs read as one; the diagnoses below mix them"
             % (len(users), counts), observed="; ".join(what),
             expected="one job's processes (one user's)",
-            fix=cmd("gpudoctor watch --user {} ...   # one user's job at a time", str(top[1] or top[0])))
+            fix=cmd("gpudoctor watch --user {} ...   # one user's job at a time", _user_arg(*top)))
         return
     yield Pass("; ".join(what))
 
@@ -843,6 +843,15 @@ def _user_text(name, uid):
     if isinstance(name, str) and name:
         return "%s (uid %s)" % (shown_word(name) if hostile(name) else name, uid if isinstance(uid, int) else "?")
     return "uid %s" % (uid if isinstance(uid, int) else "?")
+
+
+def _user_arg(uid, name):
+    """What `--user` is given for a user the node named: the name when --user takes it (commands/watch.py's _USER:
+    useradd's rule), else the uid (a name starting with '-' or holding a blank would be refused, or read as an
+    option)."""
+    from gpudoctor.commands.watch import _USER
+
+    return name if isinstance(name, str) and _USER.match(name) and not name.isdigit() else str(uid)
 
 
 def job_users(procs):

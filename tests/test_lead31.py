@@ -328,3 +328,10 @@ def test_the_enum_generator_reads_enum_subclasses_of_the_package(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["packages"] == {"pkg": "1.2.3"} and sorted(doc["classes"]) == ["Mode"]
     assert doc["classes"]["Mode"][0]["members"] == [["FAST", "fast"], ["SLOW", "slow"]]
+
+
+def test_the_user_fix_line_falls_back_to_the_uid_for_a_name_user_refuses():
+    from gpudoctor.watch import _user_arg
+
+    assert _user_arg(1001, "gdnode") == "gdnode" and _user_arg(1001, None) == "1001"
+    assert _user_arg(1001, "-rf") == "1001" and _user_arg(1001, "a b") == "1001" and _user_arg(1001, "123") == "1001"
