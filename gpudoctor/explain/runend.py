@@ -24,12 +24,15 @@ every reader that names the cause from the process's own lines.
 
 import re
 
-# Linux's standard signals (signal(7), x86 / ARM numbering)
-SIGNALS = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE",
-           9: "SIGKILL", 10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM",
-           16: "SIGSTKFLT", 17: "SIGCHLD", 18: "SIGCONT", 19: "SIGSTOP", 20: "SIGTSTP", 21: "SIGTTIN", 22: "SIGTTOU",
-           23: "SIGURG", 24: "SIGXCPU", 25: "SIGXFSZ", 26: "SIGVTALRM", 27: "SIGPROF", 28: "SIGWINCH", 29: "SIGIO",
-           30: "SIGPWR", 31: "SIGSYS"}
+# Linux's standard signals (signal(7), x86 / ARM numbering): generated/signals.json, which tools/gen_signals.py
+# writes from Python's signal.Signals and glibc's strsignal() (https://docs.python.org/3/library/signal.html)
+def _signal_table():
+    from gpudoctor.explain.knowledge import generated_table
+
+    return generated_table("signals").get("signals") or []
+
+
+SIGNALS = {s["number"]: s["name"] for s in _signal_table()}
 # the signals whose one documented cause an entry holds; any other is cascade.signal's echo
 ENTRY = {"SIGKILL": "elastic.sigkill", "SIGBUS": "elastic.sigbus"}
 # what each signal usually is, in a training job (signal(7)'s description, then where it comes from)

@@ -26,12 +26,9 @@ import re
 
 from gpudoctor.explain import runend as _runend
 
-# glibc's strsignal texts (sysdeps/generic/siglist.h), Linux numbering (signal(7))
-STRSIGNAL = {"Hangup": 1, "Interrupt": 2, "Quit": 3, "Illegal instruction": 4, "Trace/breakpoint trap": 5,
-             "Aborted": 6, "Bus error": 7, "Floating point exception": 8, "Killed": 9, "User defined signal 1": 10,
-             "Segmentation fault": 11, "User defined signal 2": 12, "Broken pipe": 13, "Alarm clock": 14,
-             "Terminated": 15, "Stack fault": 16, "CPU time limit exceeded": 24, "File size limit exceeded": 25,
-             "Virtual timer expired": 26, "Profiling timer expired": 27, "Power failure": 30, "Bad system call": 31}
+# glibc's strsignal texts (sysdeps/generic/siglist.h), Linux numbering (signal(7)), of the signals whose default
+# action ends the process (signal(7)'s Term / Core: srun reports no other): generated/signals.json (tools/gen_signals.py)
+STRSIGNAL = {s["text"]: s["number"] for s in _runend._signal_table() if s.get("action") in ("Term", "Core")}
 
 # the message part of analyze's _struct_slurm line (after 'srun: error: '): '<hosts>: task(s) <ids>: <how>'
 _END = re.compile(r"^(?:(?P<hosts>[^\s:]{1,255}): )?(?P<tasks>tasks? [\d,\[\]-]{1,60}): (?:Exited with exit code "
