@@ -75,3 +75,20 @@ def test_thread_refused_under_an_address_space_limit_lists_ulimit_v():
     causes = _root("thread_py.txt")[1]["causes"]
     as_cause = [c for c in causes if "RLIMIT_AS" in c["text"]]
     assert as_cause and "ulimit -v unlimited" in as_cause[0]["fix"][0]
+
+
+@pytest.mark.parametrize("line", [
+    # mm/oom_kill.c __oom_kill_process: pr_err("%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:
+    # %lukB, shmem-rss:%lukB, UID:%u pgtables:%lukB oom_score_adj:%hd\n", message, ...), as dmesg prints it
+    "[ 1234.567890] Out of memory: Killed process 4242 (python3) total-vm:98765432kB, anon-rss:87654321kB, "
+    "file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:171234kB oom_score_adj:0",
+    "Memory cgroup out of memory: Killed process 12345 (python) total-vm:123456kB, anon-rss:98765kB, file-rss:0kB, "
+    "shmem-rss:0kB, UID:1000 pgtables:1234kB oom_score_adj:0",
+])
+def test_the_kernels_oom_kill_line_is_a_sigkill_by_the_oom_killer(line):
+    from gpudoctor.explain import explain_text
+
+    r = explain_text(line)
+    root = r["findings"][0]
+    assert (root["id"], r["verdict"]) == ("elastic.sigkill", "root_cause")
+    assert any("OOM killer" in c["text"] for c in root["causes"][:2])
