@@ -92,3 +92,11 @@ def test_the_kernels_oom_kill_line_is_a_sigkill_by_the_oom_killer(line):
     root = r["findings"][0]
     assert (root["id"], r["verdict"]) == ("elastic.sigkill", "root_cause")
     assert any("OOM killer" in c["text"] for c in root["causes"][:2])
+
+
+def test_a_ulimit_above_the_hard_limit_names_the_hard_limit_and_where_to_raise_it():
+    # ulimit_hard.txt: bash's ulimit -n / -u above the hard limit as an unprivileged user (setpriv --reuid=65534)
+    r, root = _root("ulimit_hard.txt")
+    assert (root["id"], r["verdict"]) == ("errno.permission", "root_cause")
+    first = root["causes"][0]
+    assert "hard limit" in first["text"] and "LimitNOFILE=" in first["fix"][0]
