@@ -55,10 +55,16 @@ NAME = "call_guards"
 DEPTH = 3  # calls walked up from a private function to a public one
 MAX_API = 4
 MAX_GUARD = 240
+MAX_GAPS = 8  # a matcher's bounded gaps at most (tests/test_callguard_bounds26.py)
 # (dist name, files of it read)
 LIBS = [
     ("torch", r"^torch/(?:distributed|nn/parallel)/(?!(?:.*/)?(?:tests?|testing|benchmarks?|examples?)/)"
-              r"(?:[A-Za-z_0-9]+/){0,6}[A-Za-z_0-9]+\.py$|^torch/cuda/__init__\.py$"),
+              r"(?:[A-Za-z_0-9]+/){0,6}[A-Za-z_0-9]+\.py$|^torch/cuda/__init__\.py$"
+              # explain-usage31 (issue 18): torch's own argument checks a user's call meets - nn.functional, the nn
+              # layers, torch.optim, and the torch._check(cond, lambda: msg) sites of the refs / meta kernels
+              r"|^torch/nn/functional\.py$|^torch/nn/modules/[a-z_]+\.py$|^torch/optim/[a-z_]+\.py$"
+              r"|^torch/_refs/(?:[a-z_]+/){0,2}[a-z_]+\.py$|^torch/_meta_registrations\.py$"
+              r"|^torch/_prims_common/__init__\.py$|^torch/_decomp/decompositions\.py$"),
     ("accelerate", r"^accelerate/(?!(?:.*/)?(?:tests?|test_utils|commands)/)(?:[A-Za-z_0-9]+/){0,4}[A-Za-z_0-9]+\.py$"),
     ("transformers", r"^transformers/(?:trainer[a-z_]*|training_args|modeling_utils|integrations/[a-z_]+)\.py$"),
 ]
@@ -228,6 +234,52 @@ def _text(how, test):
         getattr(test, "op", None), ast.And) else src
 
 
+_CHECKS = ("_check", "_check_value", "_check_index", "_check_type", "_check_not_implemented", "_check_with")
+
+
+def _check_sites(path, tree):
+    """(where, format, None, [("else", cond)]) of each ``torch._check(cond, lambda: msg)`` (torch/__init__.py's
+    _check family: it raises RuntimeError / ValueError / IndexError / TypeError with msg() when cond is False), the
+    way torch/_refs and torch/_meta_registrations.py check a call's arguments; cond is the guard."""
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and len(node.args) >= 2 and isinstance(node.func, (ast.Attribute, ast.Name))):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+        if name not in _CHECKS:
+            continue
+        cond, msg = (node.args[1], node.args[2]) if name == "_check_with" and len(node.args) >= 3 else node.args[:2]
+        if not isinstance(msg, ast.Lambda):
+            continue
+        fmt = knowgen.py_format(msg.body)
+        if fmt:
+            out.append(("%s:%d" % (path, node.lineno), " ".join(fmt.split()), None, [("else", cond)]))
+    return out
+
+
+def _registered_ops(tree):
+    """{function name: ['torch.op', ...]} of the functions a decorator registers for aten ops
+    (``@register_meta([aten.nll_loss_forward.default, ...])``, ``@register_decomposition(aten.addmm)``,
+    ``@out_wrapper()`` aside): the op's torch function is the call the user wrote."""
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        names = []
+        for dec in node.decorator_list:
+            if not isinstance(dec, ast.Call) or not isinstance(dec.func, (ast.Name, ast.Attribute)):
+                continue
+            for arg in dec.args:
+                for sub in ast.walk(arg):
+                    if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "aten":
+                        op = sub.attr
+                        if not op.startswith("_") and op.rstrip("_") and "torch." + op not in names:
+                            names.append("torch." + op)
+        if names:
+            out[node.name] = names[:4]
+    return out
+
+
 def _module(path):
     module = path[:-3].replace("/", ".")
     return module[:-len(".__init__")] if module.endswith(".__init__") else module
@@ -269,15 +321,18 @@ def sites_of_file(path, src, version, area=None):
     module = _module(path)
     mine = [x for x in (area or []) if x[0] != module]
     rows = []
-    for level, where, fmt, first in wheelmsgs.sites_of(path, [src]):
-        if level != "raise" or not knowgen.own_enough(fmt):
+    found = [(w, f, first, []) for level, w, f, first in wheelmsgs.sites_of(path, [src]) if level == "raise"]
+    found += _check_sites(path, tree)
+    ops = _registered_ops(tree)
+    for where, fmt, first, extra in found:
+        if not knowgen.own_enough(fmt):
             continue
         line = int(where.rsplit(":", 1)[1])
         owner = [(q, c, f) for q, c, f in funcs if f.lineno <= line <= f.end_lineno]
         if not owner:
             continue
         qual, cls, fn = owner[-1]
-        tests = _guard(fn, line)
+        tests = _guard(fn, line) + extra
         names, attrs = _reads(tests)
         apis = _apis(qual, cls, fn, funcs, calls, mine)
         other = [a[1:] for a in apis if a.startswith("@")]
@@ -320,11 +375,17 @@ def sites_of_file(path, src, version, area=None):
             elif not a.startswith("_"):
                 state.append("self." + a)  # (a private attribute no constructor argument sets: not the user's)
         rx, _lit = knowgen.matcher(fmt, first)
-        if rx is None:
-            continue
+        if rx is None or len(re.findall(r"\{0,\d+\}", rx)) > MAX_GAPS:
+            continue  # (a format of many fields, the meta kernels' scaled_mm shapes: its matcher would backtrack)
         guard = " and ".join(_text(h, t) for h, t in tests)
+        # a meta kernel / ref registered for aten ops: the torch functions of those ops are what the user called
+        top = qual.split(".", 1)[0]
+        other = other + [o for o in ops.get(top, ()) if o not in other]
+        if ops.get(top) and params == [] and inner:
+            params, inner = inner, []  # (the kernel's parameters are the op's schema arguments, the user's)
         rows.append({"where": where, "text": fmt, "re": rx, "func": "%s.%s" % (module, qual),
-                     "api": ["%s.%s" % (module, a) for a in apis] + other, "guard": guard[:MAX_GUARD],
+                     "api": [o for o in other if ops.get(top) and o in ops[top]] + [
+                         "%s.%s" % (module, a) for a in apis] + [o for o in other if not (ops.get(top) and o in ops[top])], "guard": guard[:MAX_GUARD],
                      "params": params, "inner": inner, "passed": passed, "state": state, "package": path.split("/", 1)[0]})
     return rows
 
