@@ -179,7 +179,10 @@ def test_a_multi_line_message_is_read_to_its_end(kb):
     assert rid == "torch.usage"
     assert "environment variable TORCH_LOGS" in f["causes"][0]["text"]
     assert f["causes"][0]["text"].endswith('try TORCH_LOGS="help"\u201d')  # the advice ends at its line
-    assert f["causes"][0]["fix"][0].startswith('check TORCH_LOGS where the job sets it (echo "$TORCH_LOGS"')
+    # the closest name of torch's logging registry first (explain-textfix31, tools/gen_torch_logs.py), then the
+    # message's own check
+    assert f["causes"][0]["fix"][0].startswith("export TORCH_LOGS=+dynamo,recompiles (torch's logging registry")
+    assert f["causes"][0]["fix"][1].startswith('check TORCH_LOGS where the job sets it (echo "$TORCH_LOGS"')
 
 
 def test_a_log_line_after_the_exception_is_not_its_message(kb):
