@@ -429,8 +429,13 @@ def test_finding_an_empty_parameter_first(kb):
     assert causes[1] == _cause("torch refused the tensors of the call at /work/job/t.py:8, as its message says "
                                "(RuntimeError: size mismatch, got input (4), mat (4x512), vec (0)).",
                                [LOOK_FIX % "/work/job/t.py:8"])
-    assert note == ("Read from the words of the exception raised at /work/job/t.py:8: RuntimeError: size mismatch, got "
-                    "input (4), mat (4x512), vec (0).")
+    # the last note is now torch.mv's check (call_guards); the words' note stays, just before it
+    from gpudoctor import explain
+
+    notes = explain.explain_text(FIND_EMPTY, kb)["findings"][0]["notes"]
+    assert note.startswith("The check that refused it: torch._decomp.decompositions.mv raises at ")
+    assert notes[-2] == ("Read from the words of the exception raised at /work/job/t.py:8: RuntimeError: size mismatch, "
+                         "got input (4), mat (4x512), vec (0).")
 
 
 def test_finding_a_fix_without_text_leads_the_first_cause(kb):
