@@ -23,6 +23,10 @@ from gpudoctor.registry import NA, Finding, Pass, Registry, Skip, check
 
 WATCH = Registry()
 
+# An account name as `watch --user` takes it: useradd(8)'s default NAME_REGEX, widened to the upper case, digits and
+# dots that LDAP/sssd directories hand out (https://man7.org/linux/man-pages/man8/useradd.8.html "CAVEATS"), or a uid
+USER_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}[$]?\Z")
+
 IDLE_UTIL = 10.0  # % utilization under which a GPU runs nothing
 BUSY_UTIL = 80.0  # % utilization over which a kernel is resident almost all the time
 WAIT_POWER = 0.40  # fraction of the power limit under which a busy GPU is waiting, not computing
@@ -846,12 +850,10 @@ def _user_text(name, uid):
 
 
 def _user_arg(uid, name):
-    """What `--user` is given for a user the node named: the name when --user takes it (commands/watch.py's _USER:
-    useradd's rule), else the uid (a name starting with '-' or holding a blank would be refused, or read as an
+    """What `--user` is given for a user the node named: the name when --user takes it (USER_NAME: useradd's rule),
+    else the uid (a name starting with '-' or holding a blank would be refused, or read as an
     option)."""
-    from gpudoctor.commands.watch import _USER
-
-    return name if isinstance(name, str) and _USER.match(name) and not name.isdigit() else str(uid)
+    return name if isinstance(name, str) and USER_NAME.match(name) and not name.isdigit() else str(uid)
 
 
 def job_users(procs):

@@ -4,7 +4,6 @@ same transports as `check`, and say why it is slow (gpudoctor/watch.py): communi
 computing. Exit 0 healthy (or nothing to watch), 1 findings."""
 
 import json
-import re
 import socket
 import sys
 
@@ -40,15 +39,12 @@ def _interval(value):
     return x
 
 
-# An account name as useradd(8) takes it (its default NAME_REGEX, widened to the upper case, digits and dots that
-# LDAP/sssd directories hand out; https://man7.org/linux/man-pages/man8/useradd.8.html "CAVEATS"), or a uid
-_USER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}[$]?\Z")
-
-
 def _user(value):
     import argparse
 
-    if not _USER.match(value) or (value.isdigit() and len(value) > 10):
+    from gpudoctor.watch import USER_NAME  # (imported here: every command's parser is built at start-up)
+
+    if not USER_NAME.match(value) or (value.isdigit() and len(value) > 10):
         raise argparse.ArgumentTypeError("expected an account name or a uid, got %r" % value[:40])
     return value
 
