@@ -214,8 +214,21 @@ class MultiSlurm(object):
                     raise AssertionError("slurmd of %s exited (rc %s); see %s" % (
                         name, p.returncode, os.path.join(self.dir, "slurmd-%s.log" % name)))
             if time.time() - t0 > timeout:
-                raise AssertionError("%s not reached within %ss: %s" % (what, timeout, st))
+                raise AssertionError("%s not reached within %ss: %s%s" % (what, timeout, st, self.hook_logs()))
             time.sleep(0.05)
+
+    def hook_logs(self, n=8):
+        """The health check's last passes on each node and slurmctld's last lines (for a deadline's message: a
+        resume the test waited for and never saw, in CI)."""
+        out = []
+        for name in self.names:
+            try:
+                with open(os.path.join(self.dir, "hc-%s.log" % name), errors="replace") as f:
+                    lines = [l.rstrip() for l in f][-n:]
+            except OSError:
+                continue
+            out.append("\nhc-%s.log:\n  %s" % (name, "\n  ".join(lines)))
+        return "".join(out) + "\nslurmctld.log:\n  " + "\n  ".join(self.log_tail(12))
 
     def log_lines(self, job):
         """slurmctld's log lines about one job (for an assertion's message)."""
@@ -770,8 +783,14 @@ class MultiSlurm(object):
         self.set_config("")
         for name, script in (("prolog", "prolog.sh"), ("hc", "healthcheck.sh")):
             with open(os.path.join(d, name), "w") as f:
-                f.write("#!/bin/sh\n[ -e %s/%s.enabled ] || exit 0\nGPUDOCTOR_DEFAULTS=%s exec %s/%s\n" % (
-                    d, name, self.defaults, CONTRIB, script))
+                if name == "hc":  # each pass also in hc-<node>.log: what a deadline's message shows (hook_logs)
+                    f.write("#!/bin/sh\n[ -e %s/hc.enabled ] || exit 0\nlog=%s/hc-$SLURMD_NODENAME.log\n"
+                            "echo \"pass $(date +%%T.%%N)\" >> \"$log\"\nGPUDOCTOR_DEFAULTS=%s %s/%s >> \"$log\" 2>&1\n"
+                            "rc=$?\necho \"rc=$rc $(date +%%T.%%N)\" >> \"$log\"\nexit $rc\n" % (
+                                d, d, self.defaults, CONTRIB, script))
+                else:
+                    f.write("#!/bin/sh\n[ -e %s/%s.enabled ] || exit 0\nGPUDOCTOR_DEFAULTS=%s exec %s/%s\n" % (
+                        d, name, self.defaults, CONTRIB, script))
             os.chmod(os.path.join(d, name), 0o755)
         with open(self.conf, "w") as f:
             f.write("""ClusterName=gdm%(tag)s
