@@ -203,7 +203,13 @@ class MultiSlurm(object):
             out[m.group(1)] = (st.group(1) if st else "?", rs.group(1) if rs else None)
         return out
 
+    # A state wait returns as soon as the state is there; its deadline only bounds a failure. On a loaded CI machine
+    # slurmctld's periodic passes (health check, ping) came later than a 20-30 s deadline allowed (2026-11-29), so no
+    # state wait gives up before this many seconds.
+    DEADLINE_FLOOR = 60
+
     def wait(self, pred, timeout=30, what="cluster state"):
+        timeout = max(timeout, self.DEADLINE_FLOOR)
         t0 = time.time()
         while True:
             st = self.states()
