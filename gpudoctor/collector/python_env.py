@@ -622,6 +622,11 @@ _STDIN_PW = (
             + _GAP + _STDIN_LINE
             + ")"),
     Pattern(r"((?:^|(?<=\n))" + _STDIN_LINE + r"[^\n]{0,300}\n" + _GAP + r"[ \t]{0,8}\+{1,8}[ \t]" + _ECHOED[1:]),
+    # (red team 2026-11-29, 114.: the quote before OpenSSL's `pass:` and `vault login X`, as explain/redact.py's
+    # _OPERAND_SECRETS reads them, with their sources; ssh-keygen's -N/-P and sqlcmd's -P: _SWITCH_PW)
+    Pattern(r"((?<![\w.-])-pass(?:in|out)?[ \t]{1,4}(['\"])pass:)[^'\"\n]{1,256}(?=['\"])"),
+    Pattern(r"((?<![\w.-])vault[ \t]{1,4}login(?:[ \t]{1,4}-{1,2}[A-Za-z][\w-]{0,40}(?:=[^\s;|&]{0,200})?){0,8}"
+            r"[ \t]{1,4}['\"]?)(?=[^\s'\"=`\\;|&]{0,255}[0-9.])[^\s'\"=`\\;|&-][^\s'\"=`\\;|&]{7,255}(?![^\s'\";|&])"),
     Pattern(r"((?<![\w.-])-pass(?:in|out)?[ \t]{1,4}['\"]?pass:)" + _OPVALUE),
     Pattern(r"((?<![\w.-])redis-cli(?=[ \t])[^\n;|&]{0,300}?[ \t]-a[ \t]{1,4}['\"]?)" + _OPVALUE),
     Pattern(r"((?<![\w.-])ldap(?:search|modify|add|delete|passwd|compare|whoami|modrdn|exop)(?=[ \t])[^\n;|&]{0,300}?"
@@ -630,8 +635,14 @@ _STDIN_PW = (
             r"(?:=|[ \t]))[ \t]{0,4}['\"]?[^\s%'\"`\\;|&]{1,128}%)" + _OPVALUE),
     Pattern(r"((?<![\w.-])(?:az[ \t]{1,4}login|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport)(?=[ \t])"
             r"[^\n;|&]{0,300}?[ \t]-p[ \t]{1,4}['\"]?)" + _OPVALUE))
+# each password switch of ssh-keygen's and sqlcmd's command (explain/redact.py's _SWITCH_SECRETS, with the sources)
+_SWITCH_PW = (
+    (Pattern(r"(?<![\w.-])ssh-keygen(?=[ \t])[^\n;|&]{1,300}"),
+     Pattern(r"((?<=[ \t])-[A-Za-z]{0,8}?[NP](?:[ \t]{1,4}['\"]?|(?=[^\s'\"`])))" + _OPVALUE)),
+    (Pattern(r"(?<![\w.-])(?:sqlcmd|bcp|osql)(?=[ \t])[^\n;|&]{1,300}"),
+     Pattern(r"((?<=[ \t])-P(?:[ \t]{1,4}['\"]?|(?=[^\s'\"`])))" + _OPVALUE)))
 _STDIN_NEEDLES = ("password-stdin", "with-token", "sudo", "kinit", "passwd", "pass:", "redis-cli", "ldap", "smb",
-                  "rpcclient", "az ", "mongo")
+                  "rpcclient", "az ", "mongo", "ssh-keygen", "sqlcmd", "bcp", "osql", "vault")
 _SHORT_PW = Pattern(r"(?<=\s)(-p)([ \t]{0,4})(?!-)('[^'\n]{1,512}'|\"[^\"\n]{1,512}\"|[^\s'\"]{1,512})")
 _CURL_USER = Pattern(r"(?<=\s)(-u|--user|--proxy-user|-U)([ \t]{1,4}|=)((?P<cq>['\"])?[^\s:'\"]{0,128}:)"
                      r"((?(cq)[^'\"\n]{1,512}|[^\s'\"]{1,512}))")
@@ -732,6 +743,42 @@ def _no_values(text, env=None, seen=None):
     `curl -u`'s password are cut too, ordinary words kept (57.). A value the environment ``env`` holds, or the text
     assigns, under a name the facts would hash is written ``$NAME`` wherever it stands (60.)."""
     text = _no_env_values(text, env, seen)
+    if "['" in text or '["' in text:
+        text = _ARGV_LIST.sub(_argv_list, text)
+    return _no_secret_words(text)
+
+
+# an argument vector written as a list (subprocess.CalledProcessError's "Command '['sshpass', '-p', 'X', ...]'
+# returned non-zero exit status 5", a logged sys.argv or a JSON array): no program's reader sees `sshpass -p X` there,
+# so each list of 2-256 words is read as the command line its words make, and each word that reading cuts is written
+# back in its own quotes (explain/redact.py's _ARGV reads lists so, docs/security.md 106.; red team 2026-11-29, 114.)
+_ARGV_ITEM = r"'[^'\\\n]{0,512}'" + r'|"[^"\\\n]{0,512}"'
+_ARGV_LIST = Pattern(r"\[[ \t]{0,4}(?:%s)(?:,[ \t]{0,4}(?:%s)){1,255}" % (_ARGV_ITEM, _ARGV_ITEM))
+_ARGV_ITEM_RX = Pattern(_ARGV_ITEM)
+
+
+def _argv_list(m):
+    items = list(_ARGV_ITEM_RX.finditer(m.group(0)))
+    # a word with a blank or a quote is no word of a command line ('_' stands for it); one holding a separator is read
+    # in quotes, so a reader takes it whole
+    words = [i.group(0)[1:-1] if re.fullmatch(r"[^\s'\"`\\]{1,512}", i.group(0)[1:-1]) else "_" for i in items]
+    words = ["'%s'" % w if re.search(r"[;|&<>()]", w) else w for w in words]
+    cut = _no_secret_words(" ".join(words)).split(" ")
+    if len(cut) != len(words) or cut == words:
+        return m.group(0)
+    out, last = [], 0
+    for i, w, c in zip(items, words, cut):
+        if w != "_" and c != w:
+            out.append(m.group(0)[last:i.start() + 1])
+            out.append(c.replace("'", "").replace('"', ""))
+            last = i.end() - 1
+    out.append(m.group(0)[last:])
+    return "".join(out)
+
+
+def _no_secret_words(text):
+    """_no_values' readings of names, flags, URLs, programs' operands and credentials' shapes (the environment's
+    values are _no_env_values')."""
     text = re.sub(r"([A-Za-z_][A-Za-z0-9_]*=)\S*", r"\1...", text)
     text = _AUTHORIZATION.sub(r"\1...", text)
     text = _AUTH_SCHEME.sub(r"\1\2...", text)
@@ -746,12 +793,15 @@ def _no_values(text, env=None, seen=None):
     if any(n in text for n in _STDIN_NEEDLES):
         for rx in _STDIN_PW:
             text = rx.sub(r"\1...", text)
+        for cmd, switch in _SWITCH_PW:
+            text = cmd.sub(lambda m: switch.sub(r"\1...", m.group(0)), text)
     text = _BARE_PAIR.sub(lambda m: m.group(1) + m.group(2) + "..." if _cred_name(m.group(1)) else m.group(0), text)
     if "_" in text:
         text = _BARE_SNAKE.sub(lambda m: m.group(1) + m.group(2) + "..." if _cred_name(m.group(1)) else m.group(0),
                                text)
     # (the shapes last: 'hf_token: X' cut as a shape first lost the name its value is cut by)
-    return re.sub(r"(?<![A-Za-z0-9_])(?:hf_|gh[opusr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA|AIza)[A-Za-z0-9_-]{4,}",
+    return re.sub(r"(?<![A-Za-z0-9_])(?:hf_|gh[opusr]_|github_pat_|glpat-|xox[abprs]-|sk-|AKIA|AIza|hv[sbr]\.)"
+                  r"[A-Za-z0-9_-]{4,}",
                   "...", text)
 
 

@@ -37,7 +37,7 @@ _SPECIAL = {"pad", "eos", "bos", "unk", "sep", "cls", "mask", "special", "additi
 _NEEDLES = ("token", "secret", "pass", "key", "cred", "auth", "jwt", "bearer", "pwd", "hf_", "akia", "gh", "glpat",
             "xox", "sk-", "eyj", "://", "mysql", "mariadb", "login", "curl", "aiza", "hooks.slack", "webhook",
             "telegram.org/", "/hook/", "/hooks/", "sudo", "kinit", "redis-cli", "ldap", "smb", "rpcclient", "mongo",
-            "zip", "7z", "openssl", "rar")
+            "zip", "7z", "openssl", "rar", "hvs.", "hvb.", "hvr.", "sqlcmd", "bcp", "osql")
 
 # a name, its operator, its value (a quoted string or a run up to a separator); the name is read whole from a
 # non-word character so that no split of it is tried twice
@@ -60,7 +60,10 @@ _SHAPES = re.compile(
     r"|github_pat_[A-Za-z0-9_]{22,120}|glpat-[A-Za-z0-9_-]{20,80}|xox[abprs]-[A-Za-z0-9-]{10,120}"
     r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000}"
     # a Google API key: 'AIza' and 35 more (https://cloud.google.com/docs/authentication/api-keys; red team 2026-11-28e)
-    r"|AIza[0-9A-Za-z_-]{35})"
+    r"|AIza[0-9A-Za-z_-]{35}"
+    # a HashiCorp Vault token: 'hvs.' (service), 'hvb.' (batch), 'hvr.' (recovery) and its random part
+    # (https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes; red team 2026-11-29, 114.)
+    r"|hv[sbr]\.[A-Za-z0-9_-]{20,400})"
     r"(?![A-Za-z0-9_])")
 # a URL whose path is its credential: anyone who holds it can post (red team 2026-11-28e, docs/security.md 81.);
 # the services and forms read, with their sources, are listed at gpudoctor/collector/base.py WEBHOOK_PATH_RE, whose
@@ -212,7 +215,16 @@ _OPERAND_SECRETS = tuple(re.compile(r"(?<![\w.-])" + rx) for rx in (
     # (red team 2026-11-29, 113.) RAR's `-pX` and `-hpX` (rar.txt, https://www.rarlab.com/: "-p[password] Set
     # password", "-hp[password] Encrypt both file data and headers"; `-p-` asks for none)
     r"(?:rar|unrar)(?=[ \t])[^\n;|&]{0,300}?[ \t](?P<q>['\"])?-h?p(?=[^\s'\"`-])" + _QVAL,
-    r"openssl(?=[ \t])[^\n;|&]{0,300}?[ \t]-k(?:[ \t]{1,4}['\"]?|=)" + _OPVAL))
+    r"openssl(?=[ \t])[^\n;|&]{0,300}?[ \t]-k(?:[ \t]{1,4}['\"]?|=)" + _OPVAL,
+    # (red team 2026-11-29, 114.) the quote opened before OpenSSL's `pass:` (`-passin 'pass:X Y'`): read to the quote;
+    # ssh-keygen's old and new passphrases (ssh-keygen(1), https://man.openbsd.org/ssh-keygen: "-N new_passphrase",
+    # "-P passphrase"; getopt: glued or at a switch cluster's end, `-qN X`); sqlcmd's, bcp's and osql's `-P password`
+    # (https://learn.microsoft.com/en-us/sql/tools/sqlcmd/sqlcmd-utility: "-P password"); `vault login TOKEN`'s
+    # operand (https://developer.hashicorp.com/vault/docs/commands/login: "vault login [options] [AUTH K=V...]";
+    # a token holds a digit or a dot, a method's name `-method userpass` does not)
+    r"-pass(?:in|out)?[ \t]{1,4}(?P<q>['\"])pass:" + _QVAL,
+    r"vault[ \t]{1,4}login(?:[ \t]{1,4}-{1,2}[A-Za-z][\w-]{0,40}(?:=[^\s;|&]{0,200})?){0,8}[ \t]{1,4}['\"]?"
+    r"(?=[^\s'\"=`\\;|&]{0,255}[0-9.])(?P<v>[^\s'\"=`\\;|&-][^\s'\"=`\\;|&]{7,255})(?![^\s'\";|&])"))
 # htpasswd's batch mode takes the password as its last operand (htpasswd(1),
 # https://httpd.apache.org/docs/2.4/programs/htpasswd.html: "htpasswd -b [...] passwdfile username password",
 # "htpasswd -bn [...] username password"): the last word of the command, read when a switch cluster before it holds
@@ -220,7 +232,15 @@ _OPERAND_SECRETS = tuple(re.compile(r"(?<![\w.-])" + rx) for rx in (
 _HTPASSWD = re.compile(r"(?<![\w.-])htpasswd(?P<mid>(?:[ \t]{1,4}[^\s;|&<>]{1,256}){1,12}?)[ \t]{1,4}['\"]?"
                        + _OPVAL + r"""['"]?(?:[ \t]{1,4}[0-9]?>{1,2}&?[ \t]{0,4}[^\s;|&<>]{1,256}){0,2}[ \t]{0,8}"""
                        r"(?=[\n;|&)]|$)")
-_OPERAND_NEEDLES = ("pass:", "redis-cli", "ldap", "smb", "rpcclient", "az ", "mongo", "zip", "7z", "openssl", "rar")
+# a program whose password switches can come twice on a line (`ssh-keygen -p -P OLD -N NEW`): each switch of its
+# command (up to a separator) is read, the program's and the switch's rules apart (the sources are above)
+_SWITCH_SECRETS = (
+    (re.compile(r"(?<![\w.-])ssh-keygen(?=[ \t])[^\n;|&]{1,300}"),
+     re.compile(r"(?<=[ \t])-[A-Za-z]{0,8}?[NP](?:[ \t]{1,4}['\"]?|(?=[^\s'\"`]))" + _OPVAL)),
+    (re.compile(r"(?<![\w.-])(?:sqlcmd|bcp|osql)(?=[ \t])[^\n;|&]{1,300}"),
+     re.compile(r"(?<=[ \t])-P(?:[ \t]{1,4}['\"]?|(?=[^\s'\"`]))" + _OPVAL)))
+_OPERAND_NEEDLES = ("pass:", "redis-cli", "ldap", "smb", "rpcclient", "az ", "mongo", "zip", "7z", "openssl", "rar",
+                    "ssh-keygen", "sqlcmd", "bcp", "osql", "vault")
 _CMD_NEEDLES = ("mysql", "mariadb", "sshpass", "login", "curl")
 
 
@@ -403,6 +423,8 @@ def _redact(text):
     if any(n in low for n in _OPERAND_NEEDLES):
         for rx in _OPERAND_SECRETS:
             head = rx.sub(_cmd_secret, head)
+        for cmd, switch in _SWITCH_SECRETS:
+            head = cmd.sub(lambda m: switch.sub(_cmd_secret, m.group(0)), head)
     if "htpasswd" in low:
         head = _HTPASSWD.sub(lambda m: _cmd_secret(m) if re.search(r"[ \t]-[A-Za-z]{0,8}b", m.group("mid"))
                              and len(m.group("mid").split()) >= 2 else m.group(0), head)
