@@ -666,12 +666,70 @@ def _switches(st, root):
             back = ", or set it to one of %s" % ", ".join(vals[:8])
         fix = ["unset %s%s   (in the job's environment: the launch line, the batch script, ~/.bashrc, the container's "
                "ENV, the launcher's env file)" % (key, back)]
+        misread = None
+        if e["sub"] == "nccl":  # the value as written (a launch line's '4MB'), before NCCL's ENV line printed it read
+            for s in st.env:
+                if s[1] == key and s[0] <= ln and _misread_integer(key, s[2], d):
+                    misread = _misread_integer(key, s[2], d)
+                    if s[0] != ln:
+                        ev.insert(0, (s[0], s[4]))
+                        said = "line %d; %s on line %d" % (s[0], "NCCL's own ENV line" if form == "nccl" else
+                                                           "set again", ln)
+                        value = s[2]
+                    break
+        if misread:
+            where, how, fix = "first", misread[0], [misread[1]] + fix
         why = e.get("says") or ""
         c = _cause("%s is set to %s (%s; %s): %s.%s (%s)." % (
             key, value, said, dflt, how, " " + why.rstrip(".") + "." if why else "", e["source"]), fix, ev)
         c["key"] = key
         out.append((where, c))
     return out[:4]
+
+
+# NCCL reads an integer variable with strtoll(str, NULL, 0) and checks only errno (src/misc/param.cc ncclLoadParam,
+# https://github.com/NVIDIA/nccl/blob/master/src/misc/param.cc): the leading integer of '4MB', '1e6', '0.5' or '512x'
+# is the value, the rest ignored without a word ('NCCL_BUFFSIZE set by environment to 4.'; recorded on an H200,
+# NCCL 2.28.9); a leading 0 reads as octal, 0x as hex (strtoll(3), base 0)
+_LEADING_INT = re.compile(r"^\s{0,4}([+-]?)(0[xX][0-9a-fA-F]{1,16}|\d{1,18})(\s{0,2}[^\s]{1,20})?\s{0,4}$")
+_SIZE_UNIT = re.compile(r"(\.\d{1,12})?([kmgtKMGT])(?:i?[bB])?")
+_UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def _misread_integer(key, value, default):
+    """(why, fix) where an integer NCCL variable (its documented default is an integer) was given a value that
+    strtoll reads otherwise than written; None for a plain integer or a value with no leading digits."""
+    if default is None or not re.fullmatch(r"-?\d{1,20}", str(default)):
+        return None
+    m = _LEADING_INT.match(value)
+    if not m:
+        return None
+    digits, rest = m.group(2), (m.group(3) or "").strip()
+    octal = len(digits) > 1 and digits.startswith("0") and not digits.lower().startswith("0x")
+    if not rest and not octal:
+        return None  # a decimal or hex integer, read whole
+    if digits.lower().startswith("0x"):
+        read = int(digits, 16)
+    elif octal:
+        read = int(re.match(r"0[0-7]*", digits).group(0), 8)
+    else:
+        read = int(digits)
+    read = -read if m.group(1) == "-" else read
+    unit = _SIZE_UNIT.fullmatch(rest)
+    if unit and not octal and re.search(r"SIZE|BYTES|GRANULARITY", key) and not (
+            unit.group(1) and digits.lower().startswith("0x")):
+        number = read if digits.lower().startswith("0x") else float(digits + (unit.group(1) or ""))
+        meant = int(number * _UNITS[unit.group(2).lower()])
+        fix = "export %s=%d   (%s written in bytes: NCCL takes a plain integer, no unit)" % (key, meant, value.strip())
+    else:
+        fix = "set %s to a plain decimal integer (no unit, fraction or exponent%s), or unset it" % (
+            key, "; a leading 0 reads as octal" if octal else "")
+    how = ("reads a leading 0 as octal: '%s' is %d" % (value.strip(), read) if octal and not rest else
+           "takes only the leading number of '%s': it used %d, the rest ignored without a warning" % (value.strip(),
+                                                                                                   read))
+    why = ("NCCL reads %s as an integer (strtoll, base 0: src/misc/param.cc ncclLoadParam) and %s (NCCL's ENV line "
+           "says 'set by environment to %d')" % (key, how, read))
+    return why, fix
 
 
 _CVD_ID = re.compile(r"^(?:\d{1,4}|GPU-[0-9A-Fa-f-]{1,60}|MIG-[0-9A-Za-z/-]{1,80})$")

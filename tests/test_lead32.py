@@ -1,0 +1,87 @@
+"""Session 32, the lead's changes to explain (issue 18).
+
+An integer NCCL variable written with a unit, a fraction or an exponent (NCCL_BUFFSIZE=4MB) is read by NCCL's
+ncclLoadParam with strtoll(str, NULL, 0), which takes the leading number only: explain names what NCCL used and the
+value meant. The reading is checked against the C library's own strtoll (ctypes), the reference NCCL calls."""
+
+import ctypes
+import ctypes.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c"))
+_libc.strtoll.restype = ctypes.c_longlong
+_libc.strtoll.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int]
+
+
+@pytest.mark.parametrize("value", ["4MB", "1.5M", "128KiB", "1e6", "0.5", "512x", "010", "0x10k", "-3k", " 7 MB"])
+def test_the_number_named_is_the_one_strtoll_reads(value):
+    from gpudoctor.explain.envcause import _misread_integer
+
+    got = _misread_integer("NCCL_BUFFSIZE", value, "4194304")
+    assert got is not None, value
+    read = _libc.strtoll(value.encode(), None, 0)
+    assert "'set by environment to %d'" % read in got[0], (value, read, got)
+
+
+@pytest.mark.parametrize("value", ["4194304", "0x400000", "-1", "0", "abc", "", "mlx5_0"])
+def test_a_value_strtoll_reads_whole_or_not_at_all_is_left(value):
+    from gpudoctor.explain.envcause import _misread_integer
+
+    assert _misread_integer("NCCL_BUFFSIZE", value, "4194304") is None
+
+
+def test_a_size_with_a_unit_gets_its_bytes_and_other_integers_a_plain_number():
+    from gpudoctor.explain.envcause import _misread_integer
+
+    assert _misread_integer("NCCL_BUFFSIZE", "4MB", "4194304")[1].startswith("export NCCL_BUFFSIZE=4194304 ")
+    assert _misread_integer("NCCL_P2P_NET_CHUNKSIZE", "128KiB", "131072")[1].startswith(
+        "export NCCL_P2P_NET_CHUNKSIZE=131072 ")
+    assert _misread_integer("NCCL_NTHREADS", "1e3", "512")[1].startswith("set NCCL_NTHREADS to a plain decimal")
+    assert "octal" in _misread_integer("NCCL_BUFFSIZE", "010", "4194304")[0]
+    # a variable whose default is no integer is not read so
+    assert _misread_integer("NCCL_IB_HCA", "4MB", None) is None
+    assert _misread_integer("NCCL_PROTO", "4MB", "Simple") is None
+
+
+TEXT = ("$ NCCL_BUFFSIZE=4MB torchrun --nproc-per-node 8 train.py\n"
+        "node1:123:123 [0] NCCL INFO NCCL_BUFFSIZE set by environment to 4.\n"
+        "[rank0]:[E1129 03:40:01.000000 123 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=600000) ran "
+        "for 600003 milliseconds before timing out.\n")
+
+
+def test_explain_names_the_bytes_meant_first(tmp_path):
+    import json
+
+    log = tmp_path / "job.log"
+    log.write_text(TEXT)
+    p = subprocess.run([sys.executable, "-P", "-m", "gpudoctor", "explain", "--json", str(log)], cwd=str(tmp_path),
+                       env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["root"] == "nccl.timeout", doc["root"]
+    first = doc["findings"][0]["causes"][0]
+    assert "leading number of '4MB': it used 4" in first["text"], first
+    assert first["fix"][0].startswith("export NCCL_BUFFSIZE=4194304"), first
+    # the line as written is the evidence, before NCCL's own ENV line
+    assert [e["line"] for e in first["evidence"]][:2] == [1, 2], first["evidence"]
+
+
+def test_a_plain_integer_keeps_the_general_cause(tmp_path):
+    import json
+
+    log = tmp_path / "job.log"
+    log.write_text(TEXT.replace("4MB", "4").replace("set by environment to 4.", "set by environment to 4."))
+    p = subprocess.run([sys.executable, "-P", "-m", "gpudoctor", "explain", "--json", str(log)], cwd=str(tmp_path),
+                       env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True, timeout=120)
+    doc = json.loads(p.stdout)
+    causes = doc["findings"][0]["causes"]
+    assert any("NCCL_BUFFSIZE is set to 4 " in c["text"] for c in causes), causes  # the general cause stays
+    assert not any("leading number" in c["text"] for c in causes), causes
