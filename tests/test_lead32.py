@@ -85,3 +85,17 @@ def test_a_plain_integer_keeps_the_general_cause(tmp_path):
     causes = doc["findings"][0]["causes"]
     assert any("NCCL_BUFFSIZE is set to 4 " in c["text"] for c in causes), causes  # the general cause stays
     assert not any("leading number" in c["text"] for c in causes), causes
+
+
+def test_the_family_answers_note_keeps_the_knowledges_command_as_written(tmp_path):
+    """analyze._tell_apart's note is the knowledge's own words (the entry's first debug line): it reads as written,
+    `free -g; sacct ...` and `grep -iE 'killed process|out of memory|oom'`, where 58.'s guard wrote $'(confirm:)\\x3b'
+    (recorded: fixtures/recorded/explain-lifecycle31/el_kill.txt, torchrun's report of a SIGKILLed rank)."""
+    p = subprocess.run([sys.executable, "-P", "-m", "gpudoctor", "explain",
+                        os.path.join(ROOT, "fixtures/recorded/explain-lifecycle31/el_kill.txt")], cwd=str(tmp_path),
+                       env=dict(os.environ, PYTHONPATH=ROOT, COLUMNS="300"), capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    flat = " ".join(p.stdout.split())
+    assert "says what to look for (confirm:); if the log has no such line" in flat, p.stdout
+    assert "grep -iE 'killed process|out of memory|oom'" in flat
+    assert "\\x3b" not in p.stdout

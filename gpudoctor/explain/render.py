@@ -95,12 +95,18 @@ def _own_prose():
     if not _OWN:
         own = set()
         try:
+            from gpudoctor.explain.analyze import _tell_apart
             from gpudoctor.explain.knowledge import load_knowledge
 
             for e in load_knowledge().entries:
                 texts = [e.get("title"), e.get("explain")] + [c.get("text") for c in e.get("causes") or ()
                                                               if isinstance(c, dict)]
                 texts += [r.get("title") for r in e.get("references") or () if isinstance(r, dict)]
+                # the family answer's note, built of the knowledge's words only (analyze._tell_apart: the entry's
+                # first debug line): `free -g; sacct ...` and `grep -iE 'killed process|oom'` as written, not
+                # $'(confirm:)\x3b' (session 32)
+                if e.get("debug"):
+                    texts.append(_tell_apart(e))
                 for t in texts:
                     if isinstance(t, str) and "{$" not in t and _TRIGGER.search(_flat(t)):
                         own.add(_flat(t))
