@@ -99,3 +99,21 @@ def test_the_family_answers_note_keeps_the_knowledges_command_as_written(tmp_pat
     assert "says what to look for (confirm:); if the log has no such line" in flat, p.stdout
     assert "grep -iE 'killed process|out of memory|oom'" in flat
     assert "\\x3b" not in p.stdout
+
+
+REC = os.path.join(ROOT, "fixtures/recorded/h200-2026-11-29-lead32")
+
+
+@pytest.mark.parametrize("value", ["4MB", "1.5M", "010"])
+def test_the_reading_agrees_with_real_nccl_on_an_h200(value):
+    """NCCL 2.28.9's own ENV line (recorded on an H200) prints the number gpudoctor says NCCL used."""
+    import re
+
+    from gpudoctor.explain.envcause import _misread_integer
+
+    with open(os.path.join(REC, "buffsize_%s.txt" % value)) as f:
+        used = re.search(r"NCCL INFO NCCL_BUFFSIZE set by environment to (-?\d+)\.", f.read()).group(1)
+    assert "'set by environment to %s'" % used in _misread_integer("NCCL_BUFFSIZE", value, "4194304")[0]
+    with open(os.path.join(REC, "buffsize_4194304.txt")) as f:
+        assert "NCCL_BUFFSIZE set by environment to 4194304." in f.read()
+    assert _misread_integer("NCCL_BUFFSIZE", "4194304", "4194304") is None
