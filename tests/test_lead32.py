@@ -117,3 +117,20 @@ def test_the_reading_agrees_with_real_nccl_on_an_h200(value):
     with open(os.path.join(REC, "buffsize_4194304.txt")) as f:
         assert "NCCL_BUFFSIZE set by environment to 4194304." in f.read()
     assert _misread_integer("NCCL_BUFFSIZE", "4194304", "4194304") is None
+
+
+def test_ddp_ready_twice_names_the_parameter_used_outside_forward_first(tmp_path):
+    """A real DDP run (fixtures/recorded/lead32/ddp_outside.txt): the first cause is reducer.cpp's reason 1, with the
+    fix the recording beside it verified (ddp_inside.txt: use it inside forward, return it with the outputs)."""
+    import json
+
+    p = subprocess.run([sys.executable, "-P", "-m", "gpudoctor", "explain", "--json",
+                        os.path.join(ROOT, "fixtures/recorded/lead32/ddp_outside.txt")], cwd=str(tmp_path),
+                       env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True, timeout=120)
+    doc = json.loads(p.stdout)
+    assert doc["root"] == "torch.ddp_ready_twice", doc["root"]
+    first = doc["findings"][0]["causes"][0]
+    assert first["text"].startswith("A parameter of the wrapped module is used outside its forward"), first
+    assert "inside the module's forward" in first["fix"][0]
+    with open(os.path.join(ROOT, "fixtures/recorded/lead32/ddp_inside.txt")) as f:
+        assert f.read().rstrip().endswith("rc=0")
