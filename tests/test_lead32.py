@@ -134,3 +134,20 @@ def test_ddp_ready_twice_names_the_parameter_used_outside_forward_first(tmp_path
     assert "inside the module's forward" in first["fix"][0]
     with open(os.path.join(ROOT, "fixtures/recorded/lead32/ddp_inside.txt")) as f:
         assert f.read().rstrip().endswith("rc=0")
+
+
+def test_a_group_used_after_destroy_process_group_is_named_by_its_call(tmp_path):
+    """fixtures/recorded/lead32/pg_destroyed.txt (a real 2-rank gloo run): the traceback shows new_group only, not
+    the destroy_process_group() before it; the destroyed-group cause is among the first two, with the fix its fixed
+    recording verified (pg_destroyed_fixed.txt)."""
+    import json
+
+    p = subprocess.run([sys.executable, "-P", "-m", "gpudoctor", "explain", "--json",
+                        os.path.join(ROOT, "fixtures/recorded/lead32/pg_destroyed.txt")], cwd=str(tmp_path),
+                       env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True, timeout=120)
+    doc = json.loads(p.stdout)
+    assert doc["root"] == "torch.pg_not_initialized", doc["root"]
+    texts = [c["text"] for c in doc["findings"][0]["causes"]][:2]
+    assert any(t.startswith("The process group existed and was destroyed before this call") for t in texts), texts
+    with open(os.path.join(ROOT, "fixtures/recorded/lead32/pg_destroyed_fixed.txt")) as f:
+        assert f.read().rstrip().endswith("rc=0")
