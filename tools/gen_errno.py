@@ -175,15 +175,23 @@ MEANS.update({
         ["ls /dev/nvidia* /dev/infiniband on the node and in the container; docker run --gpus all "
          "--device=/dev/infiniband; lsmod | grep -E 'nvidia|ib_uverbs' (modprobe the missing module)"]),
     "ENXIO": (
-        "no such device or address (open(2) ENXIO): a device node whose device is gone or not present (a GPU fallen "
-        "off the bus, a removed RDMA port), or a UNIX socket/FIFO with nobody at the other end",
-        ["ls -l the device path in the message and sudo dmesg -T | tail on the node; for a socket path, check the "
+        "no such device or address (open(2) ENXIO): /dev/tty opened by a process with no controlling terminal (a "
+        "password or username prompt - git, getpass, ssh - in a job started by sbatch, setsid, cron or a daemon), a "
+        "device node whose device is gone or not present (a GPU fallen off the bus, a removed RDMA port), or a UNIX "
+        "socket/FIFO with nobody at the other end",
+        ["for /dev/tty (a prompt): give the credential in advance (a token in an environment variable, a git "
+         "credential helper, an ssh key; GIT_TERMINAL_PROMPT=0 makes git fail at once) or run it in a terminal "
+         "(srun --pty, tmux)",
+         "ls -l the device path in the message and sudo dmesg -T | tail on the node; for a socket path, check the "
          "daemon that should listen there (e.g. nvidia-persistenced, munge) is running"]),
     "EIO": (
         "the kernel could not complete a read or write (EIO): a failing local disk, a network filesystem (NFS, "
-        "Lustre, GPFS) that lost its server, or a device error",
+        "Lustre, GPFS) that lost its server, a device error, or a write to a terminal that hung up (print() of a "
+        "process that outlived its ssh session)",
         ["sudo dmesg -T | tail -50 on that node (disk, nfs or lustre errors); df -h <the path>; move the data or "
-         "checkpoints to a healthy filesystem and report the node"]),
+         "checkpoints to a healthy filesystem and report the node",
+         "when the failing call is print() / a flush of stdout: start the job with its output in a file "
+         "(nohup ... > train.log 2>&1 < /dev/null &, setsid, tmux or sbatch), not on the ssh session's terminal"]),
     "ECONNABORTED": (
         "the connection was aborted on this side (accept(2)/recv(2) ECONNABORTED): the peer went away during the "
         "handshake, or the kernel dropped it: an echo of a failure elsewhere",
@@ -218,10 +226,12 @@ MEANS.update({
         ["look for the signal's sender: the launcher's or scheduler's lines (time limit, preemption, another rank "
          "failing); retrying the call is the program's job (Python 3.5+ does it, PEP 475)"]),
     "EBADF": (
-        "a file descriptor that is not open was used (EBADF): a socket or file closed by another thread, or used "
-        "after fork in a DataLoader worker",
+        "a file descriptor that is not open was used (EBADF): a socket or file closed by another thread, used "
+        "after fork in a DataLoader worker, or a standard stream (0-2) closed when the job was started (<&-, >&-, "
+        "a daemon; Python then fails in init_sys_streams)",
         ["look for an earlier error that closed it; start workers with 'spawn'; a bug of the library named in the "
-         "traceback"]),
+         "traceback", "for a closed standard stream: redirect it instead of closing it (python train.py < /dev/null "
+         "> train.log 2>&1)"]),
     "EEXIST": (
         "the file or directory to create already exists (open(2) O_EXCL, mkdir(2) EEXIST): several ranks creating "
         "the same output or cache directory at once, or a leftover of an earlier run",
@@ -343,11 +353,15 @@ MEANS.update({
         "a bad message (EBADMSG): data corrupted on the way or on disk (a truncated file read as a structure)",
         ["re-download or regenerate the file named in the message; check the filesystem (dmesg)"]),
     "ENOTTY": (
-        "an ioctl on something that is not a terminal or not that device (ENOTTY): a terminal call in a batch job "
-        "(stty, tput, a shell's job control without a TTY), or an ioctl the driver does not know (a user-space "
-        "library newer than the kernel module)",
-        ["in batch jobs it is usually harmless noise (no TTY); for a device ioctl compare the library with the "
-         "driver (nvidia-smi, ibv_devinfo)"]),
+        "an ioctl on something that is not a terminal or not that device (ENOTTY): in a training job almost always a "
+        "terminal call (termios.tcgetattr for getpass, os.get_terminal_size / TIOCGWINSZ, stty, tput) in a job whose "
+        "stdin / stdout is /dev/null, a file or a pipe (sbatch/srun, nohup, setsid, docker run without -t), or an "
+        "ioctl the driver does not know (a user-space library newer than the kernel module)",
+        ["for a terminal call: give the program its answer without a terminal (a token in an environment variable "
+         "such as HF_TOKEN / WANDB_API_KEY, the tool's --yes / --no-input flag, `yes |`), use "
+         "shutil.get_terminal_size() (it falls back to 80x24) and guard termios with sys.stdin.isatty(); "
+         "[ -t 0 ] && stty ... in scripts; TQDM_DISABLE=1 / HF_HUB_DISABLE_PROGRESS_BARS=1 for progress bars",
+         "for a device ioctl compare the library with the driver (nvidia-smi, ibv_devinfo)"]),
     "EMLINK": (
         "too many links (EMLINK): a directory with more subdirectories than the filesystem allows (ext4: 65000) or "
         "a file with too many hard links",
