@@ -39,7 +39,7 @@ def _fixes(f, first_only=False):
     ("getpass_setsid.txt", "terminal.no_tty_prompt", "HF_TOKEN"),
     ("termsize_setsid.txt", "terminal.no_tty_prompt", "shutil.get_terminal_size()"),
     ("tcgetattr_devnull.txt", "terminal.no_tty_prompt", "sys.stdin.isatty()"),
-    ("devtty_setsid.txt", "terminal.no_tty_command", "GIT_TERMINAL_PROMPT=0"),
+    ("devtty_setsid.txt", "terminal.no_tty_prompt", "open('/dev/tty') with try/except OSError"),
     ("stty_devnull.txt", "terminal.no_tty_command", "[ -t 0 ] && stty"),
     ("torchrun_sighup.txt", "elastic.sighup", "setsid nohup torchrun"),
     ("torchrun_nohup_still_sighup.txt", "elastic.sighup", "tmux"),
@@ -62,6 +62,8 @@ def test_the_prompt_recordings_name_the_first_cause_that_fits():
     assert "--yes" in _fixes(_root(_read("input_nohup.txt")), first_only=True)
     # get_terminal_size: the terminal-call cause (shutil's fallback) comes first
     assert "shutil.get_terminal_size()" in _fixes(_root(_read("termsize_setsid.txt")), first_only=True)
+    # the job's secrets stay out of the answer: the fix names the variables, never a value the redactor would cut
+    assert "REDACTED" not in _fixes(_root(_read("getpass_setsid.txt")))
 
 
 def test_a_torchrun_that_survived_under_setsid_is_no_sighup():
@@ -77,6 +79,15 @@ def test_a_torchrun_that_survived_under_setsid_is_no_sighup():
      "elastic.sighup", "tmux"),
     ("torch.distributed.elastic.multiprocessing.api.SignalException: Process 7781 got signal: 1\n",
      "elastic.sighup", "setsid"),
+    # other launchers' words for a rank the hangup ended: mp.spawn, elastic's report, mpirun, srun
+    ("torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGHUP\n",
+     "elastic.sighup", "tmux"),
+    ("  exitcode  : -1 (pid: 4242)\n  error_file: <N/A>\n  traceback : Signal 1 (SIGHUP) received by PID 4242\n",
+     "elastic.sighup", "setsid"),
+    ("mpirun noticed that process rank 0 with PID 0 on node gpu01 exited on signal 1 (Hangup).\n",
+     "elastic.sighup", "tmux"),
+    ("srun: error: gpu01: task 0: Hangup\n", "elastic.sighup", "setsid"),
+    ("  traceback : Signal 10 (SIGUSR1) received by PID 4242\n", "elastic.sigusr", "--signals-to-handle"),
     # srun's report of a task SIGUSR2 ended, and the agent's with USR2 handled
     ("srun: error: gpu07: task 3: User defined signal 2\n", "elastic.sigusr", "signal.signal(signal.SIGUSR1"),
     ("W1129 torch/distributed/elastic/agent/server/api.py:753] Received 12 death signal, shutting down workers\n",
@@ -101,6 +112,17 @@ def test_a_torchrun_that_survived_under_setsid_is_no_sighup():
      "initialized\nOSError: [Errno 9] Bad file descriptor\n", "terminal.no_tty_prompt", "< /dev/null"),
     ("[1]  + suspended (tty input)  python train.py\n", "terminal.background_stopped", "< /dev/null"),
     ("subprocess died with <Signals.SIGTTIN: 21>\n", "terminal.background_stopped", "nohup"),
+    # docker run -t, screen and tmux started in the foreground from a job, ssh's password prompt, os.getlogin()
+    ("$ docker run --rm -it --gpus all trainer:1 python train.py\nthe input device is not a TTY\n",
+     "terminal.no_tty_command", "docker run -i"),
+    ("Must be connected to a terminal.\n", "terminal.no_tty_command", "screen -dmS train"),
+    ("open terminal failed: not a terminal\n", "terminal.no_tty_command", "tmux new-session -d -s train"),
+    ("ssh_askpass: exec(/usr/bin/ssh-askpass): No such file or directory\nPermission denied, please try again.\n",
+     "terminal.no_tty_command", "BatchMode=yes"),
+    ('Traceback (most recent call last):\n  File "train.py", line 30, in <module>\n    run = f"{os.getlogin()}-x"\n'
+     "OSError: [Errno 6] No such device or address\n", "terminal.no_tty_prompt", "getpass.getuser()"),
+    # click / typer: a prompt that read end-of-file
+    ("Overwrite the checkpoint directory? [y/N]: \nAborted!\n", "terminal.no_tty_prompt", "--yes"),
 ])
 def test_variants_of_each_mechanism(text, entry, fix):
     root = _root(text)
@@ -137,6 +159,12 @@ def test_other_mechanisms_are_not_taken(text):
     r = explain_text(text)
     ids = [f["id"] for f in r["findings"]]
     assert not any(i.startswith("terminal.") or i in ("elastic.sighup", "elastic.sigusr") for i in ids)
+
+
+def test_a_host_key_prompt_stays_ssh_host_key():
+    # ssh asked to confirm an unknown host key with no terminal: the host key is what to fix (ssh.toml's entry)
+    root = _root("ssh_askpass: exec(/usr/bin/ssh-askpass): No such file or directory\nHost key verification failed.\n")
+    assert root["id"] == "ssh.host_key"
 
 
 def test_nohup_notice_alone_is_healthy():
