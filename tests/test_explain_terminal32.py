@@ -25,7 +25,7 @@ def _read(name):
 
 def _root(text):
     r = explain_text(text)
-    assert r["verdict"] in ("root_cause", "likely_cause"), r["verdict"]
+    assert r["verdict"] in ("root_cause", "likely_cause", "echo_only"), r["verdict"]
     return r["findings"][0]
 
 
@@ -47,6 +47,8 @@ def _fixes(f, first_only=False):
     ("torchrun_sigusr1_handled.txt", "elastic.sigusr", "signal.signal(signal.SIGUSR1"),
     ("torchrun_sigterm_grace_sigkill.txt", "elastic.shutdown_sigkill", "--shutdown-timeout"),
     ("print_after_hangup.txt", "errno.io", "> train.log 2>&1"),
+    # an echo (the reader went away), with the pipeline's fix among its causes
+    ("nohup_tee_broken_pipe.txt", "errno.peer_gone", "setsid sh -c '... | tee train.log'"),
 ])
 def test_recorded_runs_get_their_mechanism_and_fix(name, entry, fix):
     root = _root(_read(name))

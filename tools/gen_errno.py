@@ -166,9 +166,13 @@ MEANS.update({
          "the OOM killer); fix that one, this line follows from it"]),
     "EPIPE": (
         "this process wrote to a pipe or socket whose other end is closed (write(2) EPIPE): the reader (another "
-        "rank, a DataLoader worker, the launcher, `| head`/`tee`) exited first",
+        "rank, a DataLoader worker, the launcher, `| head`/`tee`) exited first; `nohup python train.py | tee log` "
+        "protects only python: the ssh session's hangup ends tee, and the next print() fails",
         ["read why the other end exited (the first error of the other ranks or workers); when the output is piped, "
-         "let the reader run to the end"]),
+         "let the reader run to the end",
+         "for a pipeline started in an ssh session (nohup ... | tee): write to a file instead (nohup python train.py "
+         "> train.log 2>&1 < /dev/null &, then tail -f train.log) or run the whole pipeline in tmux / screen or "
+         "setsid sh -c '... | tee train.log'"]),
     "ENODEV": (
         "the device the call needs does not exist on this node or in this container (open(2)/mmap(2) ENODEV): a GPU "
         "or InfiniBand device not passed in, its kernel module not loaded",
