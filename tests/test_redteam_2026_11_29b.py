@@ -112,3 +112,12 @@ def test_explain_quotes_no_ssh_keygen_passphrase(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and "ssh-keygen -p -P REDACTED -N REDACTED" in p.stdout, (p.stdout, p.stderr)
     assert PW not in p.stdout and PW2 not in p.stdout
+
+
+def test_the_collector_knows_a_vault_token_by_its_shape():
+    """The facts' own shape list (collector/system.py CREDENTIAL_RE, explain's _SHAPES written again: test_left23)
+    holds the Vault token too: a value of any name that is one is never shown."""
+    from gpudoctor.collector.system import credential_shape
+
+    assert credential_shape("hvs.CAESI%sAbCdEfGhIjKl" % PW)
+    assert not credential_shape("hvs.short") and not credential_shape("/opt/hvs.d/conf")

@@ -95,12 +95,13 @@ CREDENTIAL_RE = (
     r"(?<![A-Za-z0-9_])(?:hf_[A-Za-z0-9]{30,80}|AKIA[0-9A-Z]{16}|gh[opusr]_[A-Za-z0-9]{30,80}"
     r"|github_pat_[A-Za-z0-9_]{22,120}|glpat-[A-Za-z0-9_-]{20,80}|xox[abprs]-[A-Za-z0-9-]{10,120}"
     r"|sk-[A-Za-z0-9_-]{20,160}|eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{0,2000}"
-    r"|AIza[0-9A-Za-z_-]{35})"
+    r"|AIza[0-9A-Za-z_-]{35}"
+    r"|hv[sbr]\.[A-Za-z0-9_-]{20,400})"  # a Vault token (explain/redact.py _SHAPES, docs/security.md 114.)
     r"(?![A-Za-z0-9_])|://[^\s:/@]{1,128}:[^\s/@'\"`\\]{1,256}@"
     # a webhook URL whose path is the credential (base.WEBHOOK_PATH_RE; red team 2026-11-28e)
     r"|(?i:" + WEBHOOK_PATH_RE + ")")
 _CREDENTIAL_NEEDLES = ("hf_", "AKIA", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-",
-                       "eyJ", "://", "AIza") + WEBHOOK_NEEDLES
+                       "eyJ", "://", "AIza", "hvs.", "hvb.", "hvr.") + WEBHOOK_NEEDLES
 _CREDENTIAL = []
 
 
