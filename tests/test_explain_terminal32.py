@@ -123,6 +123,11 @@ def test_a_torchrun_that_survived_under_setsid_is_no_sighup():
      "terminal.no_tty_command", "BatchMode=yes"),
     ('Traceback (most recent call last):\n  File "train.py", line 30, in <module>\n    run = f"{os.getlogin()}-x"\n'
      "OSError: [Errno 6] No such device or address\n", "terminal.no_tty_prompt", "getpass.getuser()"),
+    # newer wandb's no-terminal login, and huggingface_hub's notebook login called from a script or a job
+    ("wandb.errors.errors.UsageError: No API key configured. Use `wandb login` to log in.\n",
+     "terminal.no_tty_prompt", "WANDB_API_KEY"),
+    ("ImportError: The `notebook_login` function can only be used in a notebook (Jupyter or Colab) and you need the "
+     "`ipywidgets` module: `pip install ipywidgets`.\n", "terminal.no_tty_prompt", "HF_TOKEN"),
     # click / typer: a prompt that read end-of-file
     ("Overwrite the checkpoint directory? [y/N]: \nAborted!\n", "terminal.no_tty_prompt", "--yes"),
 ])
