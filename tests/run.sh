@@ -51,4 +51,9 @@ if [ -z "${GPUDOCTOR_TESTS_SERIAL:-}" ] && [ "$(.venv/bin/python -c 'import os; 
     case "$a" in -q|-qq|-v|-vv|-r*) ;; *) workers=(); break ;; esac
   done
 fi
-exec .venv/bin/python -m pytest ${workers[@]+"${workers[@]}"} "$@"
+# With -q (CI's .ci/run), the 30 slowest test phases are listed at the end, so a CI log says where its time went.
+durations=()
+for a in "$@"; do
+  if [ "$a" = -q ]; then durations=(--durations=30); fi
+done
+exec .venv/bin/python -m pytest ${workers[@]+"${workers[@]}"} ${durations[@]+"${durations[@]}"} "$@"
