@@ -19,7 +19,7 @@ cause's text; the fix line names only the argument, the call and the line (plain
 
 import re
 
-from gpudoctor.explain import apinotes, argedit, callarg, callguard, paramdocs, pytb, userline
+from gpudoctor.explain import apinotes, argedit, callarg, callguard, cxxguard, paramdocs, pytb, userline
 from gpudoctor.fixline import sh
 
 # the words of an argument check's message (what a value must be, may not be, or is not)
@@ -128,6 +128,7 @@ def fill(scan, findings):
         apinotes.fill(scan, findings, tb)  # the called API's documented constraint of use (apinotes.py)
         callguard.fill(scan, findings, tb)  # the call and the argument / state its check read (callguard.py)
         callarg.fill(scan, findings, tb)  # the collective's argument c10d's C++ check read (callarg.py)
+        cxxguard.fill(scan, findings, tb)  # the C++ check's condition and what it wants (cxxguard.py)
         return
     name = userline.ident(got["param"], "the argument")
     call = userline.ident(got["call"], "the call")
@@ -154,6 +155,7 @@ def fill(scan, findings):
     apinotes.fill(scan, findings, tb)  # and the called API's documented constraint of use (apinotes.py)
     callguard.fill(scan, findings, tb)  # and the call and the argument / state its check read (callguard.py)
     callarg.fill(scan, findings, tb)  # and the collective's argument c10d's C++ check read (callarg.py)
+    cxxguard.fill(scan, findings, tb)  # and the C++ check's condition and what it wants (cxxguard.py)
 
 
 def _generic(f):
