@@ -89,6 +89,10 @@ def test_a_torchrun_that_survived_under_setsid_is_no_sighup():
     ("mpirun noticed that process rank 0 with PID 0 on node gpu01 exited on signal 1 (Hangup).\n",
      "elastic.sighup", "tmux"),
     ("srun: error: gpu01: task 0: Hangup\n", "elastic.sighup", "setsid"),
+    # bash's own report, when the command it names is the job's launcher or interpreter
+    ("./run.sh: line 3: 27761 Hangup                  torchrun --nproc-per-node=2 train.py\n", "elastic.sighup",
+     "tmux"),
+    ("[1]+  Hangup                  /opt/conda/bin/python train.py --epochs 90\n", "elastic.sighup", "setsid"),
     ("  traceback : Signal 10 (SIGUSR1) received by PID 4242\n", "elastic.sigusr", "--signals-to-handle"),
     # srun's report of a task SIGUSR2 ended, and the agent's with USR2 handled
     ("srun: error: gpu07: task 3: User defined signal 2\n", "elastic.sigusr", "signal.signal(signal.SIGUSR1"),
@@ -172,6 +176,12 @@ def test_a_host_key_prompt_stays_ssh_host_key():
     # ssh asked to confirm an unknown host key with no terminal: the host key is what to fix (ssh.toml's entry)
     root = _root("ssh_askpass: exec(/usr/bin/ssh-askpass): No such file or directory\nHost key verification failed.\n")
     assert root["id"] == "ssh.host_key"
+
+
+def test_a_helper_that_a_hangup_ended_is_no_answer():
+    # failshape.py's reason: bash reports every command of a script that SIGHUP stopped (a tail -f, a monitor)
+    r = explain_text("./run.sh: line 9: 27761 Hangup                  tail -f train.log\n")
+    assert not any(f["id"] == "elastic.sighup" for f in r["findings"])
 
 
 def test_nohup_notice_alone_is_healthy():
