@@ -65,7 +65,8 @@ def test_the_prompt_recordings_name_the_first_cause_that_fits():
     # get_terminal_size: the terminal-call cause (shutil's fallback) comes first
     assert "shutil.get_terminal_size()" in _fixes(_root(_read("termsize_setsid.txt")), first_only=True)
     # the job's secrets stay out of the answer: the fix names the variables, never a value the redactor would cut
-    assert "REDACTED" not in _fixes(_root(_read("getpass_setsid.txt")))
+    root = _root(_read("getpass_setsid.txt"))
+    assert "REDACTED" not in _fixes(root) + " ".join(x for c in root["causes"] for x in c.get("confirm") or [])
 
 
 def test_a_torchrun_that_survived_under_setsid_is_no_sighup():
