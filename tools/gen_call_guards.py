@@ -102,7 +102,7 @@ def _dataclass_fields(tree):
     """{class: its fields} of the module's @dataclass classes (their generated __init__ takes the fields:
     TrainingArguments' bf16, fp16, ...); https://docs.python.org/3/library/dataclasses.html"""
     out = {}
-    for node in ast.walk(tree):
+    for node in knowgen.walk(tree):
         if isinstance(node, ast.ClassDef) and any(
                 "dataclass" in ast.unparse(d) for d in node.decorator_list):
             out[node.name] = {x.target.id for x in node.body
@@ -118,7 +118,7 @@ def _params(fn):
 def _calls(fn):
     """The names a function calls: `name(` and `.name(`."""
     out = set()
-    for node in ast.walk(fn):
+    for node in knowgen.walk(fn):
         if isinstance(node, ast.Call):
             f = node.func
             if isinstance(f, ast.Name):
@@ -135,7 +135,7 @@ def _passed(fn, callers):
     for caller in callers:
         if caller is None:
             continue
-        for node in ast.walk(caller):
+        for node in knowgen.walk(caller):
             if not (isinstance(node, ast.Call) and (
                     isinstance(node.func, ast.Name) and node.func.id == fn.name or
                     isinstance(node.func, ast.Attribute) and node.func.attr == fn.name)):
@@ -217,7 +217,7 @@ def _guard(fn, line):
 def _reads(tests):
     names, attrs = set(), set()
     for _how, t in tests:
-        for node in ast.walk(t):
+        for node in knowgen.walk(t):
             if isinstance(node, ast.Name):
                 names.add(node.id)
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
@@ -242,7 +242,7 @@ def _check_sites(path, tree):
     _check family: it raises RuntimeError / ValueError / IndexError / TypeError with msg() when cond is False), the
     way torch/_refs and torch/_meta_registrations.py check a call's arguments; cond is the guard."""
     out = []
-    for node in ast.walk(tree):
+    for node in knowgen.walk(tree):
         if not (isinstance(node, ast.Call) and len(node.args) >= 2 and isinstance(node.func, (ast.Attribute, ast.Name))):
             continue
         name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
@@ -270,7 +270,7 @@ def _registered_ops(tree):
             if not isinstance(dec, ast.Call) or not isinstance(dec.func, (ast.Name, ast.Attribute)):
                 continue
             for arg in dec.args:
-                for sub in ast.walk(arg):
+                for sub in knowgen.walk(arg):
                     if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "aten":
                         op = sub.attr
                         if not op.startswith("_") and op.rstrip("_") and "torch." + op not in names:
@@ -296,7 +296,7 @@ def areas(files):
     out = {}
     for path, src in files:
         try:
-            tree = ast.parse(src)
+            tree = knowgen.parse_py(src)
         except SyntaxError:
             continue
         for q, c, f in _funcs(tree):
@@ -311,7 +311,7 @@ def sites_of_file(path, src, version, area=None):
     """The rows of one source file (``path``: its package path, torch/distributed/device_mesh.py; ``area``: the
     public callables of its folder, areas())."""
     try:
-        tree = ast.parse(src)
+        tree = knowgen.parse_py(src)
     except SyntaxError:
         return []
     funcs = _funcs(tree)

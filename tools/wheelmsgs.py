@@ -42,7 +42,7 @@ def _named(tree):
     `assert cond, msg` within NEAR lines below.
     Nearness stands for the function's scope, so that a slice of statements resolves as the whole file does."""
     assigns, raised = {}, []
-    for node in ast.walk(tree):
+    for node in knowgen.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             fmt = knowgen.py_format(node.value)
             if fmt:
@@ -52,7 +52,7 @@ def _named(tree):
             raised.append((node.lineno, node.exc.args[0].id))
         elif isinstance(node, ast.Assert) and isinstance(node.msg, ast.Name):
             raised.append((node.lineno, node.msg.id))
-    for node in ast.walk(tree):  # msg += "..." joined to the assignment it follows
+    for node in knowgen.walk(tree):  # msg += "..." joined to the assignment it follows
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name):
             more = knowgen.py_format(node.value)
             prior = [a for a in assigns.get(node.target.id, []) if a[0] < node.lineno <= a[0] + NEAR]
@@ -74,7 +74,7 @@ def sites_of(path, srcs):
         src = textwrap.dedent(src)
         out.update(knowgen.py_messages(src))
         try:
-            trees.append(ast.parse(src))
+            trees.append(knowgen.parse_py(src))
         except SyntaxError:
             pass
     merged = ast.Module(body=[n for t in trees for n in t.body], type_ignores=[])
