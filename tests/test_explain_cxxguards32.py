@@ -101,6 +101,18 @@ def test_table_has_the_device_rpc_and_arg_parser_sites_with_their_families():
     assert (s["guard"], s["wants"]) == ("device_index >= 0", "device_index >= 0 (not negative)")
 
 
+def test_arg_parser_sites_read_from_the_recorded_cpp_and_found_in_the_wheel():
+    by_text = {s["text"]: s for s in _table()["sites"]}
+    s = by_text["%s(): argument '%s' (position %ld) must be %s, not %s"]
+    assert (s["family"], s["func"], s["kind"], s["in_wheel"]) == ("torch.usage", "FunctionSignature::parse",
+                                                                  "TypeError", True)
+    assert s["guard"] == "raise_exception && !(is_kwd)"  # (its `else if (raise_exception)`, then the else of is_kwd)
+    assert "{%2|" in s["fix"][0]  # (the argument's name from the message)
+    # the wheel prints these with {} (fmt) where the recorded source has %ld: the pieces between values still match
+    assert gen.literal_pieces("%s(): argument '%s' (position %ld) must be %s, not %s") == [
+        "(): argument '", "' (position", ") must be"]
+
+
 def test_every_assigned_site_is_in_the_wheel_and_its_matcher_is_bounded():
     for s in _table()["sites"]:
         if s.get("family") or s.get("hint"):
@@ -129,6 +141,7 @@ def test_regenerated_from_the_slice_gives_the_committed_rows(tmp_path):
     ("device_type.txt", "torch.usage", "'cuda' (NVIDIA"),  # torch.device('cdua:0')
     ("device_neg.txt", "torch.usage", "LOCAL_RANK"),  # torch.device('cuda', -2)
     ("rpc_timeout.txt", "torch.rpc_timeout", "timeout=SECONDS"),  # 2 TensorPipe workers, rpc_timeout=1
+    ("argparse_type.txt", "torch.usage", "pass other as Tensor"),  # torch.add(t, "1"): python_arg_parser.cpp
 ])
 def test_explain_names_the_fix_of_the_cxx_check(name, family, words):
     f = _explain(name)

@@ -69,6 +69,7 @@ _CALL = re.compile(r"\b(%s)\s*\(" % "|".join(sorted(MACROS, key=len, reverse=Tru
 # message constants: `constexpr auto kRpcTimeoutErrorStr = "... ({} ms) ..."` (fmt::format's {} is a value)
 _CONST = re.compile(r"\b(?:constexpr\s+auto|const\s+std::string|constexpr\s+const\s+char\s*\*|const\s+char\s*\*)\s+"
                     r"(k[A-Za-z0-9]*(?:Error|Err|Msg|Message)[A-Za-z0-9]*)\s*=\s*((?:\"(?:[^\"\\\n]|\\.)*\"\s*)+);")
+_THROW = re.compile(r"\bthrow\s+(TypeError|ValueError|IndexError)\s*\(")
 _STR = re.compile(r"\"((?:[^\"\\\n]|\\.)*)\"")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _KEYWORDS = {"if", "for", "while", "switch", "catch", "return", "sizeof", "else", "do", "try", "decltype", "defined"}
@@ -130,6 +131,30 @@ MSG_FIX = [
      "often LOCAL_RANK / a rank variable that was never set (-1 as 'unset').",
      ["give the index of a device of this node, 0 .. torch.cuda.device_count()-1: under torchrun "
       "int(os.environ['LOCAL_RANK']); or torch.device('cuda') for the current device"]),
+    # torch/csrc/utils/python_arg_parser.cpp FunctionSignature::parse: the value given for a parameter is not of the
+    # type the signature declares (param.type_name(): Tensor, int, tuple of ints, float, bool, torch.dtype, ...)
+    (r"\(\): argument '%s' \(position %ld\) must be %s, not %s$",
+     "the call's argument {%2|named in the message} (position {%3|n}) was given a {%5|value of another type}; the "
+     "signature of {%1|the function} wants {%4|the type it names} there (python_arg_parser.cpp "
+     "FunctionSignature::parse).",
+     ["pass {%2|that argument} as {%4|the type the message names}: a tensor where it says Tensor (torch.as_tensor(x), "
+      "on the other operand's device), an int / a tuple of ints for sizes and dims (int(x), tuple(shape)), a "
+      "torch.dtype for dtype (torch.float32, not 'float32')"]),
+    (r"\(\): argument '%s' must be %s, not %s$",
+     "the call's keyword argument {%2|named in the message} was given a {%4|value of another type}; the signature "
+     "of {%1|the function} wants {%3|the type it names} (python_arg_parser.cpp FunctionSignature::parse).",
+     ["pass {%2|that argument}= as {%3|the type the message names} (a tensor: torch.as_tensor(x); sizes: a tuple of "
+      "ints; dtype: torch.float32, not a string)"]),
+    (r"\(\): argument '%s' \(position %ld\) must be %s, but found element of type %s at pos %ld$",
+     "the sequence given for {%2|the argument} (position {%3|n}) holds a {%5|value of another type} at index "
+     "{%6|i}; {%1|the function} wants {%4|the type it names} (python_arg_parser.cpp FunctionSignature::parse).",
+     ["make every element of {%2|that argument} a plain int (tuple(int(d) for d in shape)): a str, a float or a "
+      "0-d tensor element is refused (x.item() / int(x) first)"]),
+    (r"\(\) got an unexpected keyword argument '%s'$",
+     "{%1|the function} has no parameter named {%2|the keyword given} in this torch release (python_arg_parser.cpp "
+     "extra_kwargs: the keyword matches none of its signatures).",
+     ["write the keyword as the function's documentation of this release names it (e.g. dim=, not dims= / axis= "
+      "where numpy names differ), or pass it positionally"]),
     # torch/csrc/distributed/rpc/rpc_agent.h kRpcTimeoutErrorStr, set on the future by the agent's timeout poller
     # (tensorpipe_agent.cpp pollTimeoutRpcs) when an RPC's deadline passes; the default is kDefaultRpcTimeoutSeconds
     # (60 s); https://pytorch.org/docs/stable/rpc.html rpc_sync(timeout=): 0 is no timeout
@@ -335,6 +360,17 @@ def sites_of(path, src):
         out.append({"where": "%s:%d" % (path, line_of(m.start())), "macro": macro, "kind": kind,
                     "cond": cond, "text": fmt, "func": func, "guard": guard[:MAX_GUARD],
                     "negated": cond is not None})
+    # torch/csrc/Exceptions.h's TypeError / ValueError / IndexError take a printf format and its values
+    # (python_arg_parser.cpp: `throw TypeError("%s(): argument '%s' (position %ld) must be %s, not %s", ...)`)
+    for m in _THROW.finditer(code):
+        args = knowgen.call_args(code, m.end())
+        if not args or not re.fullmatch(r"(?:\"(?:[^\"\\\n]|\\.)*\"\s*)+", args[0].strip()):
+            continue
+        fmt = " ".join("".join(knowgen.c_unescape(x.group(1)) for x in _STR.finditer(args[0])).split())
+        func, tests = enclosing(blks, m.start())
+        out.append({"where": "%s:%d" % (path, line_of(m.start())), "macro": "throw " + m.group(1),
+                    "kind": m.group(1), "cond": None, "text": fmt, "func": func, "guard": " && ".join(tests)[:MAX_GUARD],
+                    "negated": False})
     for m in _CONST.finditer(code):
         fmt = "".join(knowgen.c_unescape(s.group(1)) for s in _STR.finditer(m.group(2)))
         fmt = " ".join(fmt.replace("%", "%%").replace("{}", "%s").split())
@@ -343,8 +379,13 @@ def sites_of(path, src):
     return out
 
 
+_ANY_CONV = re.compile(r"(?<!%)%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t)?[diouxXeEfgGcsp]")
+
+
 def literal_pieces(fmt):
-    return [p.replace("%%", "%").strip() for p in re.split(r"(?<!%)%s", fmt) if len(p.replace("%%", "%").strip()) >= MIN_PIECE]
+    """The literal runs of a format (split at every printf conversion: the wheel may print a value with {} where the
+    recorded source has %ld) that are long enough to look up."""
+    return [p.replace("%%", "%").strip() for p in _ANY_CONV.split(fmt) if len(p.replace("%%", "%").strip()) >= MIN_PIECE]
 
 
 def _owned_index():
