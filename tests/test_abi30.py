@@ -7,11 +7,10 @@ returns the versioned name (https://docs.python.org/3/library/ctypes.html#findin
 """
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from inprocess import gd
 
 from gpudoctor.explain import famfix
 
@@ -26,10 +25,12 @@ def _explain_text(text, tmp_path):
 
 
 def _explain(path):
-    out = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", str(path)], capture_output=True,
-                         text=True, cwd=str(ROOT), timeout=120)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+    # `gpudoctor explain --json PATH` in this process (tests/inprocess.py): these tests assert its output, and a
+    # process each loaded explain's knowledge again (suite32: the 40 calls of test_lead30 and test_abi30 each gave
+    # the subprocess's exit code, stdout and stderr)
+    rc, out, err = gd(["explain", "--json", str(path)], ROOT)
+    assert rc == 0, err
+    return json.loads(out)
 
 
 def _root(doc):

@@ -8,21 +8,22 @@
   https://docs.kernel.org/networking/ip-sysctl.html) that something held: the fix is a port below it, or reserving it.
 """
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from inprocess import gd
 
 ROOT = Path(__file__).resolve().parents[1]
 REC = ROOT / "fixtures" / "recorded" / "lead30"
 
 
 def _explain(path):
-    out = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", str(path)], capture_output=True,
-                         text=True, cwd=str(ROOT), timeout=120)
-    assert out.returncode == 0, out.stderr  # a known error: exit 0 (docs/explain.md, exit codes)
-    return json.loads(out.stdout)
+    # `gpudoctor explain --json PATH` in this process (tests/inprocess.py): these tests assert its output, and a
+    # process each loaded explain's knowledge again (suite32: the 40 calls of test_lead30 and test_abi30 each gave
+    # the subprocess's exit code, stdout and stderr)
+    rc, out, err = gd(["explain", "--json", str(path)], ROOT)
+    assert rc == 0, err  # a known error: exit 0 (docs/explain.md, exit codes)
+    return json.loads(out)
 
 
 def test_a_bare_ipv6_endpoint_gets_the_bracketed_form():
