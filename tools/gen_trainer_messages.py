@@ -57,7 +57,10 @@ FILES = {
                    "accelerate/utils/deepspeed.py",
                    # lib-coverage: prepared DataLoaders, gather / reduce, big-model dispatch, FSDP helpers, save/load_state
                    "accelerate/data_loader.py", "accelerate/utils/operations.py", "accelerate/utils/modeling.py",
-                   "accelerate/big_modeling.py", "accelerate/utils/fsdp_utils.py", "accelerate/checkpointing.py"],
+                   "accelerate/big_modeling.py", "accelerate/utils/fsdp_utils.py", "accelerate/checkpointing.py",
+                   # explain-hfcode32 (issue 18): the process state every Accelerator() shares (AcceleratorState /
+                   # PartialState), find_executable_batch_size, the wrapped optimizer
+                   "accelerate/state.py", "accelerate/utils/memory.py", "accelerate/optimizer.py"],
     "transformers": ["transformers/trainer.py", "transformers/training_args.py",
                      "transformers/integrations/deepspeed.py",
                      # lib-coverage: from_pretrained / save_pretrained, the tokenizers' __call__ / pad /
@@ -67,10 +70,26 @@ FILES = {
                      # the Hub download under every from_pretrained, the configs, generate(), the Trainer's optimizers
                      "transformers/utils/hub.py", "transformers/configuration_utils.py",
                      "transformers/generation/utils.py", "transformers/generation/configuration_utils.py",
-                     "transformers/trainer_optimizer.py"],
+                     "transformers/trainer_optimizer.py",
+                     # explain-hfcode32 (issue 18): the Auto classes (config.json's model_type), the model configs'
+                     # rope / architecture checks, the loading report (size mismatches of from_pretrained), the fast
+                     # tokenizer, the Trainer's helpers and callbacks, the caches and masks, model.load_adapter, and
+                     # the forward() checks of three model families whose wording the others copy
+                     "transformers/models/auto/configuration_auto.py", "transformers/models/auto/auto_factory.py",
+                     "transformers/models/auto/tokenization_auto.py", "transformers/modeling_rope_utils.py",
+                     "transformers/utils/loading_report.py", "transformers/tokenization_utils_tokenizers.py",
+                     "transformers/trainer_utils.py", "transformers/trainer_pt_utils.py",
+                     "transformers/trainer_callback.py", "transformers/trainer_seq2seq.py",
+                     "transformers/cache_utils.py", "transformers/masking_utils.py", "transformers/integrations/peft.py",
+                     "transformers/models/llama/modeling_llama.py", "transformers/models/gpt2/modeling_gpt2.py",
+                     "transformers/models/bert/modeling_bert.py"],
     # lib-coverage: PEFT's get_peft_model / PeftModel and its LoRA tuner (https://pypi.org/project/peft/, Apache-2.0)
     "peft": ["peft/peft_model.py", "peft/config.py", "peft/tuners/tuners_utils.py", "peft/tuners/lora/model.py",
-             "peft/tuners/lora/config.py", "peft/utils/save_and_load.py", "peft/tuners/lora/layer.py"],
+             "peft/tuners/lora/config.py", "peft/utils/save_and_load.py", "peft/tuners/lora/layer.py",
+             # explain-hfcode32 (issue 18): get_peft_model's mapping, modules_to_save and the other wrappers
+             # (utils/other.py), LoRA on bitsandbytes layers, AutoPeftModel, mixed adapters, the integrations
+             "peft/mapping.py", "peft/utils/other.py", "peft/tuners/lora/bnb.py", "peft/auto.py",
+             "peft/mixed_model.py", "peft/utils/integrations.py"],
 }
 PACKAGES = ("deepspeed", "accelerate", "transformers", "peft")
 # A package too old or missing: the message names the package and the release it needs
@@ -85,7 +104,17 @@ _WHOLE = (r"^(?:peft/|deepspeed/runtime/(?:engine|zero/stage_1_and_2|zero/stage3
           r"deepspeed/(?:comm/comm|utils/zero_to_fp32)\.py|accelerate/(?:data_loader|utils/operations|utils/modeling|"
           r"big_modeling|utils/fsdp_utils|checkpointing)\.py|"
           r"transformers/(?:modeling_utils|tokenization_utils_base|data/data_collator|utils/hub|configuration_utils|"
-          r"generation/utils|generation/configuration_utils|trainer_optimizer)\.py)")
+          r"generation/utils|generation/configuration_utils|trainer_optimizer)\.py|"
+          # explain-hfcode32's files (issue 18)
+          r"accelerate/(?:state|utils/memory|optimizer)\.py|"
+          r"transformers/(?:models/auto/\w+|modeling_rope_utils|utils/loading_report|tokenization_utils_tokenizers|"
+          r"trainer_utils|trainer_pt_utils|trainer_callback|trainer_seq2seq|cache_utils|masking_utils|"
+          r"integrations/peft|models/\w+/modeling_\w+)\.py)")
+# the files explain-hfcode32 added (issue 18)
+_HFCODE = (r"^(?:accelerate/(?:state|utils/memory|optimizer)\.py|peft/(?:mapping|utils/other|tuners/lora/bnb|auto|"
+           r"mixed_model|utils/integrations)\.py|transformers/(?:models/auto/\w+|modeling_rope_utils|"
+           r"utils/loading_report|tokenization_utils_tokenizers|trainer_utils|trainer_pt_utils|trainer_callback|"
+           r"trainer_seq2seq|cache_utils|masking_utils|integrations/peft|models/\w+/modeling_\w+)\.py)")
 RULES = [
     # their internal invariants (the message asks for a bug report) and words another program prints the same
     # (torch's load_state_dict, Python's AttributeError): no family from these modules
@@ -101,6 +130,17 @@ RULES = [
     ("foreign-wording", None, {"where": _WHOLE, "text": r"^Error\(s\) in loading state_dict|^'%s' object has no "
                                                         r"attribute|^%s has no attribute %s$"}),
     ("version", "code.package_too_old", {"text": _VERSION}),
+    # explain-hfcode32's files: an optional package their messages ask for, and their internal invariants
+    ("hfcode-version", "code.package_too_old", {"where": _HFCODE, "text": r"(?:needs|requires?) [\w`-]{0,40} ?"
+                                                                          r"(?:to be )?installed|^You need to install|"
+                                                                          r"must be installed|install PEFT|"
+                                                                          r"version is too old|requires peft >=|"
+                                                                          r"is not available => install|"
+                                                                          r"have `sentencepiece` installed"}),
+    ("hfcode-internal", None, {"where": _HFCODE, "text": r"^Make sure to implement|^Error with upcasting|"
+                                                         r"^Dummy layer don't|verify we should be calling|"
+                                                         r"^tuple index out of range|^You must implement a `state`|"
+                                                         r"^Abstract|should have an empty 'List options'"}),
     ("ds-batch", "deepspeed.batch_size", {"where": r"^deepspeed/runtime/config\.py", "text": r"[Bb]atch|"
                                                                                            r"[Gg]radient accumulation"}),
     ("hf-ds-mismatch", "deepspeed.hf_config_mismatch", {"text": r"DeepSpeed config values that mismatch|"
@@ -123,6 +163,8 @@ RULES = [
     ("acc-shared-tf", "transformers.usage", {"where": r"^accelerate/utils/modeling\.py",
                                              "text": r"^`dtype` is not a valid dtype|^The safetensors archive passed at|"
                                                      r"doesn't have any device set"}),
+    # explain-hfcode32: find_executable_batch_size halved the batch on each out-of-memory error down to 0
+    ("acc-oom", "cuda.oom", {"where": r"^accelerate/utils/memory\.py", "text": r"^No executable batch size found"}),
     ("acc", "accelerate.config", {"where": r"^accelerate/", "level": r"raise|error"}),
     ("tf-ds", "deepspeed.config", {"where": r"^transformers/integrations/deepspeed\.py"}),
     # transformers 4.x training_args.py: --fp16 / --bf16 where torch sees no CUDA (or other) device
@@ -133,10 +175,21 @@ RULES = [
     ("tf-hub-local", "transformers.usage", {"where": r"^transformers/utils/hub\.py",
                                             "text": r"^Can't find a checkpoint index"}),
     ("tf-hub", "transformers.hub", {"where": r"^transformers/utils/hub\.py", "level": r"raise|error"}),
+    # explain-hfcode32: config.json names a model_type this release does not know (a newer architecture, or a typo)
+    ("tf-unknown-arch", "code.package_too_old", {"where": r"^transformers/models/auto/",
+                                                 "text": r"does not recognize this architecture"}),
     ("tf-usage", "transformers.usage", {"where": r"^transformers/(?:modeling_utils|tokenization_utils_base|"
                                                  r"data/data_collator|configuration_utils|generation/utils|"
-                                                 r"generation/configuration_utils)\.py", "level": r"raise|error"}),
+                                                 r"generation/configuration_utils|"
+                                                 # explain-hfcode32's: the model code, its config and tokenizer
+                                                 r"models/auto/\w+|modeling_rope_utils|utils/loading_report|"
+                                                 r"tokenization_utils_tokenizers|cache_utils|masking_utils|"
+                                                 r"integrations/peft|models/\w+/modeling_\w+)\.py",
+                                        "level": r"raise|error"}),
     ("tf", "transformers.trainer", {"where": r"^transformers/", "level": r"raise|error"}),
+    # FSDP's transformer-layer auto wrap (accelerate <= 0.25 said it in utils/dataclasses.py, peft's fsdp_auto_wrap_policy
+    # says it now): the accelerate / FSDP config, not the adapter
+    ("fsdp-wrap", "accelerate.config", {"text": r"^Could not find the transformer layer class to wrap"}),
     ("peft", "peft.usage", {"where": r"^peft/", "level": r"raise|error"}),
 ]
 
@@ -1425,6 +1478,205 @@ MSG_FIX += [
 ]
 
 
+# explain-hfcode32 (issue 18): the files read from this round on (FILES' explain-hfcode32 comments), each row written
+# from the condition that raises the message in transformers 5.24.0 / accelerate 1.15.0 / peft 0.21.2 (the file and
+# function in `means`); docs: https://huggingface.co/docs/transformers/main_classes/model,
+# https://huggingface.co/docs/accelerate/package_reference/state, https://huggingface.co/docs/peft/developer_guides/lora
+MSG_FIX += [
+    # transformers/utils/loading_report.py log_state_dict_report(); modeling_utils.py from_pretrained
+    (r"^You set `ignore_mismatched_sizes` to `False`, thus raising an error",
+     "transformers/utils/loading_report.py log_state_dict_report(): from_pretrained found checkpoint weights whose "
+     "shapes differ from the model built from the config (the LOAD REPORT above lists each key as MISMATCH with both "
+     "shapes): a config value given to from_pretrained (num_labels, vocab_size, hidden_size ...) that the checkpoint "
+     "was not trained with, and ignore_mismatched_sizes is False.",
+     ["to train a new head (another num_labels): from_pretrained(..., num_labels=N, ignore_mismatched_sizes=True); "
+      "otherwise drop the overriding config value (load with the checkpoint's own config.json) and, for added tokens, "
+      "call model.resize_token_embeddings(len(tokenizer)) after loading"]),
+    (r"^We encountered some issues during automatic conversion of the weights",
+     "transformers/utils/loading_report.py: the weight conversion from_pretrained applies to this checkpoint "
+     "(renamed / fused keys) failed for the keys the report marks CONVERSION.",
+     ["load the checkpoint with the transformers release that saved it (config.json's transformers_version), or "
+      "re-save it with save_pretrained there"]),
+    # transformers/models/auto/configuration_auto.py AutoConfig.from_pretrained / auto_factory.py
+    (r"^The checkpoint you are trying to load has model type `%s` but Transformers does not recognize",
+     "transformers/models/auto/configuration_auto.py AutoConfig.from_pretrained(): config.json's model_type is not "
+     "in this transformers release's CONFIG_MAPPING: an architecture newer than the installed transformers, or a "
+     "misspelt model_type.",
+     ["pip install -U transformers (a release that knows the model_type {%1|of config.json}; the model card names "
+      "the release it needs), or pip install git+https://github.com/huggingface/transformers for one not released "
+      "yet; or correct model_type in config.json; trust_remote_code=True only for a repository that ships its "
+      "own modeling code"]),
+    (r"^Unrecognized model in %s\. Should have a `model_type` key",
+     "transformers/models/auto/configuration_auto.py: the folder's config.json has no model_type and its name holds "
+     "no known architecture: the path is not a full model (a PEFT adapter folder with adapter_config.json, a "
+     "DeepSpeed global_step folder, a tokenizer-only folder) or its config.json was written by hand.",
+     ["point from_pretrained at the folder save_pretrained wrote (config.json with \"model_type\"); for a LoRA "
+      "adapter load the base model first, then PeftModel.from_pretrained(base, '{%1|adapter folder}')"]),
+    (r"^Unrecognized configuration class %s for this kind of AutoModel|"
+     r"^Unrecognized configuration class %s to build an AutoTokenizer",
+     "transformers/models/auto/auto_factory.py _BaseAutoModelClass: this Auto class has no model for that "
+     "architecture (an encoder such as BERT given to AutoModelForCausalLM, a seq2seq model to "
+     "AutoModelForSequenceClassification ...); the message lists the model types it takes.",
+     ["use the Auto class of the model's task (AutoModelForCausalLM for decoder LMs, AutoModelForSeq2SeqLM for "
+      "T5/BART, AutoModelForMaskedLM for BERT), or a checkpoint whose model_type the message lists"]),
+    (r"^Unrecognized model identifier: %s\. Should contain one of",
+     "transformers/models/auto/configuration_auto.py AutoConfig.for_model(): the model_type string is not one of "
+     "this release's architectures.",
+     ["pass a model_type the message lists (or upgrade transformers for a newer one)"]),
+    (r"^Tokenizer class '?%s'? (?:specified in the tokenizer config was not found|does not exist or is not currently "
+     r"imported)",
+     "transformers/models/auto/tokenization_auto.py: tokenizer_config.json's tokenizer_class is not a class this "
+     "transformers release has (a newer tokenizer, or one that needs sentencepiece / tiktoken).",
+     ["pip install -U transformers sentencepiece tiktoken; or load a tokenizer.json-based folder; "
+      "trust_remote_code=True only for a repository that ships its own tokenizer code"]),
+    (r"^Couldn't instantiate the backend tokenizer from one of",
+     "transformers/tokenization_utils_tokenizers.py: the folder has no tokenizer.json and the slow tokenizer "
+     "(sentencepiece / tiktoken vocabulary) could not be converted: a library missing or a vocabulary file absent.",
+     ["pip install sentencepiece tiktoken protobuf, or save the tokenizer with tokenizer.save_pretrained(dir) "
+      "where it loads (writes tokenizer.json)"]),
+    # transformers/modeling_rope_utils.py (config.rope_parameters / rope_scaling)
+    (r"^Missing required keys in `rope_parameters` for 'rope_type'='%s': %s",
+     "transformers/modeling_rope_utils.py _check_received_keys(): the config's rope_parameters (rope_scaling in "
+     "older configs) names a rope_type without the keys that type needs (linear / dynamic: factor; yarn: factor, "
+     "original_max_position_embeddings; llama3: factor, low_freq_factor, high_freq_factor ...).",
+     ["add {%2|the keys the message lists} to rope_parameters, e.g. rope_parameters={'rope_type': 'linear', "
+      "'factor': 2.0} (or rope_scaling in config.json), or remove the rope_type to keep the default rotary "
+      "embedding"]),
+    (r"^RoPE requires an even rotary dimension",
+     "transformers/modeling_rope_utils.py: head_dim * partial_rotary_factor is odd (rotary embedding rotates "
+     "pairs of dimensions).",
+     ["choose head_dim (hidden_size / num_attention_heads) and partial_rotary_factor so that their product is even"]),
+    (r"^Unknown RoPE scaling type",
+     "transformers (4.x) models/llama/modeling_llama.py _init_rope(): rope_scaling['type'] is not linear / dynamic "
+     "in that release (newer types need a newer transformers).",
+     ["rope_scaling={'type': 'linear' | 'dynamic', 'factor': F}, or pip install -U transformers for yarn / llama3"]),
+    # the model code: config sizes and forward() arguments
+    (r"^The hidden size \(?%s\)? is not a multiple of the number of attention heads|^hidden_size must be divisible "
+     r"by num_heads|^`embed_dim` must be divisible by num_heads|^The embed_dim \(%s\) is not a multiple of the "
+     r"number of attention",
+     "transformers model config / attention __init__: hidden_size (embed_dim) must be num_attention_heads * "
+     "head_dim; the config gives a hidden size that the number of heads does not divide.",
+     ["set hidden_size to a multiple of num_attention_heads (or num_attention_heads to a divisor of hidden_size) in "
+      "the config: {%1|hidden_size} / {%2|num_attention_heads} must be a whole number"]),
+    (r"^You must specify exactly one of input_ids or inputs_embeds|^You cannot specify both input_ids and "
+     r"inputs_embeds at the same time|^You have to (?:specify|provide) either input_ids or inputs_embeds",
+     "the model's forward() (transformers' LlamaModel / GPT2Model / BertModel ..., peft/utils/other.py) takes "
+     "input_ids or inputs_embeds, exactly one: the batch carries both, or neither (a collator or "
+     "remove_unused_columns dropped input_ids, or the batch was passed positionally).",
+     ["call model(input_ids=batch['input_ids'], attention_mask=batch['attention_mask'], labels=...) with only "
+      "one of input_ids / inputs_embeds; check the batch's keys (print(batch.keys())) and keep input_ids in the "
+      "dataset (remove_unused_columns / the collator)"]),
+    (r"^Cannot handle batch sizes > 1 if no padding token is defined",
+     "transformers models/*ForSequenceClassification forward(): the last non-padding token is found through "
+     "config.pad_token_id, which is None (GPT-2 / Llama tokenizers have no pad token).",
+     ["tokenizer.pad_token = tokenizer.eos_token; model.config.pad_token_id = tokenizer.pad_token_id (before "
+      "training)"]),
+    (r"^The PAD token should be defined for generation|^Pad_token_id must be set in the configuration of the model",
+     "transformers: padding inside generate / Seq2SeqTrainer needs config.pad_token_id (or the generation "
+     "config's), which is None.",
+     ["model.config.pad_token_id = tokenizer.pad_token_id (tokenizer.pad_token = tokenizer.eos_token when it has "
+      "none); or pass pad_token_id= to generate()"]),
+    # transformers/trainer_utils.py, trainer_callback.py
+    (r"^You cannot perform fine-tuning on purely quantized models",
+     "transformers/trainer_utils.py validate_quantization_for_training(): the Trainer got a 4-/8-bit quantized "
+     "model with no trainable adapter; quantized weights cannot be trained.",
+     ["model = prepare_model_for_kbit_training(model); model = get_peft_model(model, LoraConfig(...)) (peft) "
+      "before Trainer(model=model, ...)"]),
+    (r"^You cannot fine-tune quantized model with `torch\.compile\(\)`",
+     "transformers/trainer_utils.py: a quantized model wrapped by torch.compile was given to the Trainer.",
+     ["pass the model before torch.compile (drop torch.compile / torch_compile=True for quantized fine-tuning)"]),
+    (r"^EarlyStoppingCallback requires (?:metric_for_best_model|load_best_model_at_end)",
+     "transformers/trainer_callback.py EarlyStoppingCallback.on_train_begin(): early stopping compares each "
+     "evaluation's metric_for_best_model and needs load_best_model_at_end=True.",
+     ["TrainingArguments(load_best_model_at_end=True, metric_for_best_model='eval_loss', eval_strategy='steps', "
+      "save_strategy='steps') with the callback"]),
+    (r"^EarlyStoppingCallback requires IntervalStrategy of steps or epoch",
+     "transformers/trainer_callback.py: early stopping runs at evaluations; eval_strategy is 'no'.",
+     ["TrainingArguments(eval_strategy='steps' (with eval_steps) or 'epoch', ...)"]),
+    # accelerate/utils/memory.py find_executable_batch_size
+    (r"^No executable batch size found, reached zero",
+     "accelerate/utils/memory.py find_executable_batch_size(): the decorated function ran out of memory (or "
+     "another error should_reduce_batch_size() counts as such) at every batch size it halved to, down to 1: one "
+     "example does not fit; the exception above it is the first out-of-memory error.",
+     ["reduce the memory of one example: a shorter max_length, gradient_checkpointing=True, bf16/fp16, an 8-bit "
+      "optimizer, LoRA instead of full fine-tuning; or shard the model over more GPUs (ZeRO-3 / FSDP)"]),
+    (r"^Batch size was passed into `%s` as the first argument when called",
+     "accelerate/utils/memory.py: a function decorated with find_executable_batch_size was called with a batch "
+     "size; the decorator passes it.",
+     ["call {%2|the function}() without the batch size argument"]),
+    # accelerate/state.py PartialState / AcceleratorState
+    (r"^AcceleratorState has already been initialized and cannot be changed",
+     "accelerate/state.py AcceleratorState.__init__(): this process already created an Accelerator (or the "
+     "Trainer / an accelerate utility did) with other settings, and the state is shared by the whole process: a "
+     "second Accelerator(...) with another mixed_precision / cpu setting, or a notebook that ran the cell twice.",
+     ["create one Accelerator per process with the settings you want, before anything else builds one (the "
+      "Trainer builds its own: pass bf16/fp16 through TrainingArguments instead); in a notebook restart the "
+      "kernel; between tests AcceleratorState._reset_state(True)"]),
+    (r"^The `PartialState` or `Accelerator` must be initialized before calling this function|"
+     r"^Please make sure to properly initialize your accelerator via `accelerator = Accelerator\(\)`|"
+     r"object has no attribute `%s`\. This happens if `(?:Partial|Accelerator)State\._reset_state\(\)` was called",
+     "accelerate/state.py: an accelerate function (or a state attribute) was used before Accelerator() / "
+     "PartialState() set up this process (or after the state was reset).",
+     ["create accelerator = Accelerator() at the start of the script, before the call that raised"]),
+    (r"^Tried to launch on distributed with multinode, but `MASTER_ADDR` env was not set|"
+     r"^Looks like distributed multinode run but MASTER_ADDR env not set",
+     "accelerate/state.py PartialState: WORLD_SIZE says several processes on several machines but MASTER_ADDR "
+     "is not in the environment (a launcher that does not set it, or an sbatch script that forgot it).",
+     ["export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1) and MASTER_PORT, or start "
+      "with accelerate launch --main_process_ip <machine 0> / torchrun --rdzv-endpoint <host:port>"]),
+    (r"^Using `cp_size ?> ?1` requires FSDP2|^`cp_size > 1` specified in the `parallelism_config`, but no "
+     r"`fsdp_plugin`",
+     "accelerate/state.py: context parallelism (parallelism_config cp_size > 1) is implemented on FSDP2 only.",
+     ["use FSDP2 (fsdp_version: 2 in the accelerate config / FullyShardedDataParallelPlugin(fsdp_version=2)), or "
+      "cp_size 1"]),
+    # peft/utils/other.py (modules_to_save, trainable tokens), peft/auto.py, transformers/integrations/peft.py
+    (r"^Only one adapter can be set at a time for (?:modules_to_save|%s)|^Attempted to set multiple \(%s\) adapters "
+     r"at once for",
+     "peft/utils/other.py ModulesToSaveWrapper / AuxiliaryTrainingWrapper.set_adapter(): modules_to_save (and "
+     "trainable token) copies are per adapter, so only one adapter can be active for them.",
+     ["set_adapter('<one name>') (a single adapter) when the config has modules_to_save, or drop modules_to_save "
+      "from all but one adapter"]),
+    (r"^%s cannot be applied to modules of type %s",
+     "peft/utils/other.py: modules_to_save / trainable_token_indices named a module of a type that wrapper does not "
+     "take (trainable tokens need an nn.Embedding).",
+     ["name the embedding layer itself (print(model) shows it: embed_tokens / wte) or move the module to "
+      "modules_to_save"]),
+    (r"^The embedding layer is already marked to be trained fully",
+     "peft/utils/other.py: the same embedding is in modules_to_save (trained whole) and in trainable_token_indices "
+     "(only some rows).",
+     ["keep it in one of them: modules_to_save=[..., 'embed_tokens'] or trainable_token_indices"]),
+    (r"^self\.model\.config\.pad_token_id has to be defined",
+     "peft/utils/other.py (sequence classification): the base model's config has no pad_token_id.",
+     ["model.config.pad_token_id = tokenizer.pad_token_id (tokenizer.pad_token = tokenizer.eos_token when it has "
+      "none)"]),
+    (r"^Expected target PEFT class: %s, but you have asked for|^Cannot use `AutoPeftModel` with a task type|"
+     r"^Cannot infer the auto class from the config",
+     "peft/auto.py AutoPeftModel.from_pretrained(): the adapter's adapter_config.json task_type names another "
+     "PeftModel class than the AutoPeftModelFor<Task> called.",
+     ["use the AutoPeftModelFor<Task> of the adapter's task_type (AutoPeftModelForCausalLM for CAUSAL_LM), or "
+      "PeftModel.from_pretrained(base_model, path)"]),
+    (r"^Adapter\(s\) %s not found, available adapters|^Adapter with name %s not found\. Please pass the correct "
+     r"adapter name|^Following adapter\(s\) could not be found|^The following adapter\(s\) are not present and cannot "
+     r"be deleted|^No adapter loaded\. Please load an adapter first",
+     "peft/mixed_model.py / transformers/integrations/peft.py: set_adapter / delete_adapter / enable_adapters named "
+     "an adapter that is not loaded (the message lists the loaded ones).",
+     ["model.load_adapter(path, adapter_name='<name>') first, then use one of the names the message lists"]),
+    (r"^Adapter with name %s already exists\. Please use a different name",
+     "transformers/integrations/peft.py load_adapter(): an adapter of that name is already loaded on the model.",
+     ["load_adapter(path, adapter_name='<a new name>'), or delete_adapter('<name>') first"]),
+    (r"^Could not find the transformer layer class to wrap in the model",
+     "accelerate (<= 0.25) FullyShardedDataParallelPlugin / peft/utils/other.py fsdp_auto_wrap_policy(): the FSDP "
+     "transformer-layer wrap policy names a class (fsdp_transformer_layer_cls_to_wrap, FSDP_TRANSFORMER_CLS_TO_WRAP) "
+     "that no module of this model has (the name of another architecture's decoder layer).",
+     ["set fsdp_transformer_layer_cls_to_wrap to this model's layer class (print(model): LlamaDecoderLayer, "
+      "Qwen2DecoderLayer, GPT2Block ...), or leave it empty so the model's _no_split_modules is used"]),
+    (r"^adapter model file not found in %s",
+     "transformers/integrations/peft.py load_adapter(): the adapter folder has adapter_config.json but no "
+     "adapter_model.safetensors / .bin (an interrupted save, or a checkpoint folder saved without the adapter).",
+     ["point at the folder the PeftModel's save_pretrained wrote (adapter_config.json and adapter_model.safetensors)"]),
+]
+
+
 NEAR = 40  # a `raise X(name)` takes the messages assigned to that name up to this many lines above it
 
 
@@ -1441,9 +1693,19 @@ def _named(tree):
                 assigns.append((node, " ".join(fmt.split())))
         elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args and \
                 isinstance(node.exc.args[0], ast.Name):
-            raised.append((node.lineno, node.exc.args[0].id))
-    return [(a, fmt) for a, fmt in assigns
-            if any(name == a.targets[0].id and line - NEAR <= a.lineno < line for line, name in raised)]
+            raised.append((node.lineno, node.exc.args[0].id, False))
+        elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args and \
+                isinstance(node.exc.args[0], ast.Call) and isinstance(node.exc.args[0].func, ast.Attribute) and \
+                node.exc.args[0].func.attr == "format" and isinstance(node.exc.args[0].func.value, ast.Name):
+            # explain-hfcode32: `err = "... `{flag}` ..."; raise ValueError(err.format(flag=...))` (accelerate/state.py
+            # AcceleratorState._check_initialized): str.format's fields are the message's conversions
+            raised.append((node.lineno, node.exc.args[0].func.value.id, True))
+    out = []
+    for a, fmt in assigns:
+        hits = [fmt_call for line, name, fmt_call in raised if name == a.targets[0].id and line - NEAR <= a.lineno < line]
+        if hits:
+            out.append((a, re.sub(r"\{[^{}]{0,40}\}", "%s", fmt) if all(hits) else fmt))
+    return out
 
 
 def sites_of(path, srcs):
