@@ -6,10 +6,12 @@ import os
 import subprocess
 import sys
 import time
+import types
 
 import pytest
 
 from conftest import ROOT
+from inprocess import gd
 
 
 def _marked(mark):
@@ -122,9 +124,16 @@ def test_user_with_saved_samples_is_refused(tmp_path):
 REC = os.path.join(ROOT, "fixtures", "recorded", "lead31")
 
 
+def _run(path):
+    """`gpudoctor explain --json PATH` in this process (tests/inprocess.py), returned as the subprocess.run it replaced
+    returned it: these tests assert its output, and a process each loaded explain's knowledge again (suite32: each
+    of its 11 calls gave the subprocess's exit code, stdout and stderr)."""
+    rc, out, err = gd(["explain", "--json", str(path)], ROOT)
+    return types.SimpleNamespace(returncode=rc, stdout=out, stderr=err)
+
+
 def _explain(name):
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", os.path.join(REC, name)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    p = _run(os.path.join(REC, name))
     assert p.returncode in (0, 1), p.stderr
     return json.loads(p.stdout)["findings"][0]
 
@@ -169,8 +178,7 @@ def test_the_launchers_echo_of_its_command_line_alone_is_not_this_error(tmp_path
     assert "'--local_rank=0'" in lines
     log = tmp_path / "launcher.log"
     log.write_text(lines)
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", str(log)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    p = _run(str(log))
     doc = json.loads(p.stdout)
     assert not any(x["id"] == "launcher.local_rank_arg" for x in doc["findings"]), doc["findings"]
 
@@ -264,14 +272,10 @@ H200 = os.path.join(ROOT, "fixtures", "recorded", "h200-2026-11-29-lead31")
 def test_a_gpu_allocation_of_more_than_1eb_is_a_size_from_a_wrong_value():
     """Recorded on an H200 (torch 2.11): a length header read with the wrong dtype; torch says 'Tried to allocate
     more than 1EB memory.'. A 6,103 GiB request on the same GPU (recorded) keeps the ordinary causes first."""
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json",
-                        os.path.join(H200, "cuda_alloc_more_than_1eb.txt")], cwd=ROOT, capture_output=True,
-                       text=True, timeout=120)
+    p = _run(os.path.join(H200, "cuda_alloc_more_than_1eb.txt"))
     f = json.loads(p.stdout)["findings"][0]
     assert f["id"] == "cuda.oom" and f["causes"][0]["text"].startswith("The size asked for is absurd")
-    p = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json",
-                        os.path.join(H200, "cuda_alloc_6103_gib.txt")], cwd=ROOT, capture_output=True, text=True,
-                       timeout=120)
+    p = _run(os.path.join(H200, "cuda_alloc_6103_gib.txt"))
     f = json.loads(p.stdout)["findings"][0]
     assert f["id"] == "cuda.oom" and not any("absurd" in c["text"] for c in f["causes"])
 

@@ -5,17 +5,25 @@ https://github.com/pytorch/pytorch/blob/main/torch/distributed/run.py) accepts o
 config_from_args asserts 0 < MIN <= MAX: the answer must name the accepted forms with a corrected value.
 """
 import json
-import subprocess
-import sys
+import types
 from pathlib import Path
+
+from inprocess import gd
 
 ROOT = Path(__file__).resolve().parents[1]
 REC = ROOT / "fixtures" / "recorded" / "textfix30"
 
 
+def _run(path):
+    """`gpudoctor explain --json PATH` in this process (tests/inprocess.py), returned as the subprocess.run it replaced
+    returned it: these tests assert its output, and a process each loaded explain's knowledge again (suite32: each
+    of its 4 calls gave the subprocess's exit code, stdout and stderr)."""
+    rc, out, err = gd(["explain", "--json", str(path)], ROOT)
+    return types.SimpleNamespace(returncode=rc, stdout=out, stderr=err)
+
+
 def _first(path):
-    out = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", str(path)], capture_output=True,
-                         text=True, cwd=str(ROOT), timeout=120)
+    out = _run(str(path))
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["root"] == "torch.distributed_usage", doc["root"]
@@ -50,8 +58,7 @@ def test_a_range_written_with_a_dash_is_torchruns_and_gets_the_colon_form():
 
 def test_gloo_told_an_interface_the_node_lacks_is_its_socket_ifname():
     # real: GLOO_SOCKET_IFNAME=eth9 (no such interface) under torchrun, gloo's device.cc 'Unable to find address for'
-    out = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", str(REC / "gloo-ifname-missing.log")],
-                         capture_output=True, text=True, cwd=str(ROOT), timeout=120)
+    out = _run(str(REC / "gloo-ifname-missing.log"))
     doc = json.loads(out.stdout)
     assert doc["root"] == "gloo.socket_ifname", doc["root"]
     first = doc["findings"][0]["causes"][0]
