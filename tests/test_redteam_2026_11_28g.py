@@ -14,21 +14,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 
-def _run(argv, cwd, timeout=120, env=None, stdin=None):
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE,
-                         cwd=str(cwd), env=env)
-    try:
-        out, err = p.communicate(stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.communicate()
-        pytest.fail("%s still ran after %d s" % (" ".join(argv), timeout))
-    return p.returncode, out.decode("utf-8", "surrogateescape"), err.decode("utf-8", "surrogateescape")
+def _gd(args, cwd):
+    """`gpudoctor ARGS` in this process (tests/inprocess.py): these tests paste what it writes, and a `python -P -m
+    gpudoctor` each loaded the checks and explain's knowledge again (suite32: its 27 calls each gave the process's
+    exit code, stdout and stderr)."""
+    import inprocess
 
-
-def _gd(args, cwd, timeout=120, env=None, stdin=None):
-    env = dict(env or os.environ, PYTHONPATH=ROOT)
-    return _run([sys.executable, "-P", "-m", "gpudoctor"] + list(args), cwd, timeout=timeout, env=env, stdin=stdin)
+    return inprocess.gd(args, cwd)
 
 
 def _pasted_lines(lines, tmp_path):
