@@ -30,6 +30,16 @@ def _gd(args, cwd, timeout=120, env=None, stdin=None):
     return _run([sys.executable, "-P", "-m", "gpudoctor"] + list(args), cwd, timeout=timeout, env=env, stdin=stdin)
 
 
+def _gd_here(args, cwd):
+    """`gpudoctor explain|plan ARGS` in this process (tests/inprocess.py), for the tests that assert only what it
+    writes: a `python -P -m gpudoctor` each loaded the checks and explain's knowledge again (suite32: its 14 calls each
+    gave the process's exit code, stdout and stderr). The tests of what the process does (check --local from a folder
+    naming programs, a collector wrapper, an environment) keep _gd."""
+    import inprocess
+
+    return inprocess.gd(args, cwd)
+
+
 def _pasted_lines(lines, tmp_path):
     """Each line and each clause after ': ', '; ', ', ', ' (' or two blanks outside a quoted word, pasted alone into
     a restricted bash whose PATH holds only touch: what it created."""
@@ -88,7 +98,7 @@ def test_explain_quotes_no_password_piped_into_password_stdin(tmp_path, line):
     log = tmp_path / "job.log"
     log.write_text(line + "\nNCCL WARN Bootstrap : no socket interface found\n")
     for fmt in ([], ["--json"]):
-        rc, out, err = _gd(["explain", str(log)] + fmt, tmp_path)
+        rc, out, err = _gd_here(["explain", str(log)] + fmt, tmp_path)
         assert rc == 0, err
         assert "--password-stdin" in out  # the line is quoted
         assert PW not in out and "REDACTED" in out
@@ -185,7 +195,7 @@ def test_a_clock_an_hour_off_outside_the_repeated_hour_still_drains(local_zone, 
 def test_plan_shows_an_unknown_command_substitution_as_one_word(tmp_path, word):
     script = tmp_path / "job.sbatch"
     script.write_text("#!/bin/bash\n#SBATCH -N 2\nsrun torchrun --nnodes 2 --nproc-per-node %s t.py\n" % word)
-    rc, out, err = _gd(["plan", str(script)], tmp_path)
+    rc, out, err = _gd_here(["plan", str(script)], tmp_path)
     assert rc in (0, 1), err
     rows = [x for x in out.splitlines() if x.lstrip().startswith("unknown ")]
     assert rows and "touch" in rows[0], out
@@ -294,7 +304,7 @@ def test_explain_quotes_no_password_piped_into_sudo(tmp_path):
     log = tmp_path / "job.log"
     log.write_text("export NCCL_SOCKET_IFNAME=eth9; echo %s | sudo -S modprobe nvidia_peermem\n"
                    "NCCL WARN Bootstrap : no socket interface found\n" % PW)
-    rc, out, err = _gd(["explain", str(log)], tmp_path)
+    rc, out, err = _gd_here(["explain", str(log)], tmp_path)
     assert rc == 0 and "sudo -S modprobe" in out, err
     assert PW not in out
 
@@ -337,7 +347,7 @@ def test_plan_launch_shows_no_credential_typed_on_the_line(tmp_path):
     line = ("torchrun --nproc-per-node 2 t.py --token %s --db-password %s --wandb_key=%s --hub_token $HF_TOKEN "
             "--tokenizer_name gpt2 --max_new_tokens 100" % (TOKEN, PW, PW))
     for fmt in ([], ["--json"]):
-        rc, out, err = _gd(["plan", "--launch", line] + fmt, tmp_path)
+        rc, out, err = _gd_here(["plan", "--launch", line] + fmt, tmp_path)
         assert rc == 0, err
         assert TOKEN not in out and PW not in out and "--db-password" in out
         # control: a placeholder and ordinary arguments are kept
@@ -348,7 +358,7 @@ def test_plan_script_shows_no_value_of_a_credentials_flag(tmp_path):
     script = tmp_path / "job.sh"
     script.write_text("#!/bin/bash\ntorchrun --nproc-per-node 2 t.py --db-password %s --api-key=%s\n" % (PW, PW))
     for fmt in ([], ["--json"]):
-        rc, out, err = _gd(["plan", str(script)] + fmt, tmp_path)
+        rc, out, err = _gd_here(["plan", str(script)] + fmt, tmp_path)
         assert rc == 0, err
         assert PW not in out and "--db-password" in out
 
