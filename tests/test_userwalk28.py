@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 def _cli(args, tmp_path, env=None, drop=()):
     """The real CLI in a subprocess, with the variables named in ``drop`` (prefixes) unset."""
@@ -74,7 +76,20 @@ def test_a_section_older_facts_lack_says_why_it_was_skipped(gpudoctor_cli, tmp_p
     assert {c["id"]: c for c in json.loads(out)["checks"]}["tmp.writable"]["summary"] == "tmp: not collected"
 
 
-def test_explain_of_several_files_locates_a_structural_answer(gpudoctor_cli, tmp_path):
+@pytest.fixture
+def explain_here(tmp_path):
+    """`gpudoctor explain ARGS` in this process (tests/inprocess.py) in tmp_path, as gpudoctor_cli returns it: the
+    explain tests below assert what it writes, and a process each loaded explain's knowledge again (suite32: each
+    of their 5 calls gave the subprocess's exit code, stdout and stderr)."""
+    import inprocess
+
+    def run(*args):
+        return inprocess.gd(list(args), tmp_path)
+
+    return run
+
+
+def test_explain_of_several_files_locates_a_structural_answer(explain_here, tmp_path):
     # `explain a.log b.log` (README: "one answer for a whole job") where the answer is read from the text's shape
     # (a failure line no known message explains: lastresort, progline, docremedy make it after the lines were
     # located): it quoted b.log's line 2 as 'line 1006', with no file, in the text and in the JSON.
@@ -84,21 +99,21 @@ def test_explain_of_several_files_locates_a_structural_answer(gpudoctor_cli, tmp
     (tmp_path / "b.log").write_text(open(src).read())
     line = "assert_demo: a.c:2: main: Assertion `n > 0' failed."
     assert open(src).read().splitlines()[1] == line
-    rc, out, err = gpudoctor_cli("explain", "--json", "a.log", "b.log")
+    rc, out, err = explain_here("explain", "--json", "a.log", "b.log")
     assert rc in (0, 1), err
     f = json.loads(out)["findings"][0]
     assert (f["first_file"], f["first_line"]) == ("b.log", 2), f
     assert [(m.get("file"), m["line"], m["text"]) for m in f["matches"]][:1] == [("b.log", 2, line)], f["matches"]
     assert (f["origin"]["file"], f["origin"]["line"]) == ("b.log", 2), f["origin"]
-    rc, out, err = gpudoctor_cli("explain", "a.log", "b.log")
+    rc, out, err = explain_here("explain", "a.log", "b.log")
     assert "  b.log line 2: " + line in out.splitlines(), out
     assert "line 10" not in out, out
     # one file: the same answer, 'line 2' (the numbering of one input is unchanged)
-    rc, out1, err = gpudoctor_cli("explain", "b.log")
+    rc, out1, err = explain_here("explain", "b.log")
     assert "  line 2: " + line in out1.splitlines(), out1
 
 
-def test_explain_of_several_files_names_the_file_and_line_in_its_prose(gpudoctor_cli, tmp_path):
+def test_explain_of_several_files_names_the_file_and_line_in_its_prose(explain_here, tmp_path):
     # The prose explain's readers write (notes, causes, fixes, the launch context) counted lines over every input,
     # each later file after a gap of 1000: `explain a.log b.log` with an Xid 79 in b.log said 'The GPU: PCI
     # 0000:b3:00 (line 1014)' and 'also seen: gpu.xid.init ...: line 1017' for b.log's lines 6 and 9 (fixtures/logs/dev
@@ -109,7 +124,7 @@ def test_explain_of_several_files_names_the_file_and_line_in_its_prose(gpudoctor
     (tmp_path / "a.log").write_text(a)
     (tmp_path / "b.log").write_text(b)
     assert "NVIDIA GPU 0000:b3:00.0" in b.splitlines()[5] and "probe routine failed" in b.splitlines()[8]
-    rc, out, err = gpudoctor_cli("explain", "--json", "a.log", "b.log")
+    rc, out, err = explain_here("explain", "--json", "a.log", "b.log")
     assert rc == 0, err
     root = json.loads(out)["findings"][0]
     assert root["id"] == "gpu.xid.fallen_off_bus", root["id"]
@@ -119,7 +134,7 @@ def test_explain_of_several_files_names_the_file_and_line_in_its_prose(gpudoctor
         notes
     assert not [n for n in notes if "line 10" in n], notes
     # one file: its own numbers, no file named (unchanged)
-    rc, out, err = gpudoctor_cli("explain", "--json", "b.log")
+    rc, out, err = explain_here("explain", "--json", "b.log")
     notes = json.loads(out)["findings"][0]["notes"]
     assert any(n.startswith("The GPU: PCI 0000:b3:00 (line 6).") for n in notes), notes
 
