@@ -161,6 +161,9 @@ def diff(a_path, b_path, quiet=False):
 
 
 def main(argv):
+    if any(a in ("-h", "--help") for a in argv) or any(a.startswith("-") for a in argv[1:2]):
+        sys.stderr.write(__doc__)  # (`run --help` wrote the whole report to a file named '--help')
+        return 0 if any(a in ("-h", "--help") for a in argv) else 2
     if len(argv) >= 2 and argv[0] == "run":
         skip = set()
         if len(argv) >= 4 and argv[2] == "--skip":
