@@ -24,8 +24,11 @@ def _t(exc, msg, path="/work/job/train.py", fn="main", more=None):
 
 # ------------------------------------------------------------------ 1. the operating system's errors
 
+# (explain-terminal32, session 32: tools/gen_errno.py's EPIPE cause names the pipeline an ssh hangup breaks, recorded
+# in fixtures/recorded/explain-terminal32/)
 PEER_GONE = ("This process wrote to a pipe or socket whose other end is closed (write(2) EPIPE): the reader (another "
-             "rank, a DataLoader worker, the launcher, `| head`/`tee`) exited first.")
+             "rank, a DataLoader worker, the launcher, `| head`/`tee`) exited first; `nohup python train.py | tee log` "
+             "protects only python: the ssh session's hangup ends tee, and the next print() fails.")
 
 
 def test_an_errno_in_the_message_names_its_family_and_path(kb):
@@ -57,7 +60,10 @@ def test_an_oserror_subclass_without_errno_is_its_first_errno(kb):
     assert got == {"eid": "errno.peer_gone", "how": "the OS error builtins.BrokenPipeError (EPIPE, errno 32) in the "
                    "exception's chain", "sure": "medium", "text": PEER_GONE,
                    "fix": ["read why the other end exited (the first error of the other ranks or workers); when the "
-                           "output is piped, let the reader run to the end"]}
+                           "output is piped, let the reader run to the end",
+                           "for a pipeline started in an ssh session (nohup ... | tee): write to a file instead (nohup "
+                           "python train.py > train.log 2>&1 < /dev/null &, then tail -f train.log) or run the whole "
+                           "pipeline in tmux / screen or setsid sh -c '... | tee train.log'"]}
 
 
 def test_an_errno_without_a_family_leaves_the_structural_answer(kb):
