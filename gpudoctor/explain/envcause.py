@@ -669,8 +669,8 @@ def _switches(st, root):
         misread = None
         if e["sub"] == "nccl":  # the value as written (a launch line's '4MB'), before NCCL's ENV line printed it read
             for s in st.env:
-                if s[1] == key and s[0] <= ln and _misread_integer(key, s[2], d):
-                    misread = _misread_integer(key, s[2], d)
+                misread = _misread_integer(key, s[2], d) if s[1] == key and s[0] <= ln else None
+                if misread:
                     if s[0] != ln:
                         ev.insert(0, (s[0], s[4]))
                         said = "line %d; %s on line %d" % (s[0], "NCCL's own ENV line" if form == "nccl" else
